@@ -1,0 +1,166 @@
+import itertools
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from gabarito.errors import GabaritoError
+from gabarito.stats import (
+    bootstrap_ci,
+    compare_methods,
+    effect_size,
+    holm,
+    paired_randomization_test,
+    sign_test,
+)
+
+
+def _pairs(wins: int, losses: int, ties: int) -> tuple[list[float], list[float]]:
+    a = [1.0] * wins + [0.0] * losses + [0.5] * ties
+    b = [0.0] * wins + [1.0] * losses + [0.5] * ties
+    return a, b
+
+
+@pytest.mark.parametrize("wins,losses,ties", [
+    (0, 1, 0), (3, 0, 2), (7, 3, 0), (5, 5, 4), (12, 2, 1), (30, 12, 8), (100, 70, 5), (0, 25, 0),
+])
+def test_sign_test_matches_scipy_binomtest(wins, losses, ties):
+    a, b = _pairs(wins, losses, ties)
+    result = sign_test(a, b)
+    assert (result["wins"], result["losses"], result["ties"]) == (wins, losses, ties)
+    expected = binomtest(wins, wins + losses, 0.5, alternative="two-sided").pvalue
+    assert result["p"] == pytest.approx(expected, rel=1e-12, abs=1e-300)
+
+
+def test_sign_test_all_ties():
+    assert sign_test([0.3, 0.2], [0.3, 0.2]) == {"wins": 0, "losses": 0, "ties": 2, "p": 1.0}
+
+
+def test_randomization_identical_inputs_give_p_one():
+    a = [0.1, 0.5, 1.0, 0.0, 0.33]
+    assert paired_randomization_test(a, a, n_resamples=2000) == 1.0
+
+
+def test_randomization_strong_difference_gives_smallest_p():
+    rng = np.random.default_rng(1)
+    a = rng.uniform(0.4, 1.0, size=60)
+    b = a - 0.3
+    p = paired_randomization_test(a, b, n_resamples=5000, seed=2)
+    assert p == pytest.approx(1 / 5001)
+
+
+def test_randomization_is_deterministic_with_seed():
+    rng = np.random.default_rng(3)
+    a = rng.uniform(size=40)
+    b = a + rng.normal(0.02, 0.2, size=40)
+    first = paired_randomization_test(a, b, n_resamples=3000, seed=9)
+    assert paired_randomization_test(a, b, n_resamples=3000, seed=9) == first
+    assert 0 < first <= 1
+
+
+def test_randomization_close_to_exact_enumeration():
+    diff = np.array([0.3, -0.1, 0.25, 0.05, -0.2, 0.4, 0.1, -0.05, 0.15, 0.2])
+    observed = abs(diff.mean())
+    flips = np.array(list(itertools.product([-1.0, 1.0], repeat=diff.size)))
+    exact = np.mean(np.abs((flips * diff).mean(axis=1)) >= observed - 1e-12)
+    p = paired_randomization_test(diff, np.zeros_like(diff), n_resamples=20000, seed=4)
+    assert p == pytest.approx(exact, abs=0.01)
+
+
+def test_paired_length_mismatch_is_an_error():
+    with pytest.raises(GabaritoError):
+        paired_randomization_test([1.0, 2.0], [1.0])
+    with pytest.raises(GabaritoError):
+        sign_test([], [])
+
+
+def test_bootstrap_ci_contains_mean_and_is_deterministic():
+    rng = np.random.default_rng(5)
+    values = rng.binomial(1, 0.6, size=200).astype(float)
+    low, high = bootstrap_ci(values, n_resamples=4000, seed=1)
+    assert low < values.mean() < high
+    assert bootstrap_ci(values, n_resamples=4000, seed=1) == (low, high)
+    # Close to the normal approximation for a proportion.
+    half_width = 1.96 * values.std(ddof=1) / np.sqrt(values.size)
+    assert (high - low) / 2 == pytest.approx(half_width, rel=0.1)
+    # A wider level gives a wider interval.
+    low90, high90 = bootstrap_ci(values, n_resamples=4000, alpha=0.10, seed=1)
+    assert low <= low90 and high90 <= high
+
+
+def test_chunked_resampling_gives_the_same_results(monkeypatch):
+    import gabarito.stats as stats
+
+    values = np.arange(10, dtype=float)
+    whole = bootstrap_ci(values, n_resamples=500, seed=8)
+    rng = np.random.default_rng(8)
+    means = values[rng.integers(0, 10, size=(500, 10))].mean(axis=1)
+    assert whole == tuple(np.percentile(means, [2.5, 97.5]))
+    a = np.random.default_rng(2).uniform(size=37)
+    b = a + np.random.default_rng(3).normal(0.03, 0.2, size=37)
+    p_whole = paired_randomization_test(a, b, n_resamples=1000, seed=3)
+    monkeypatch.setattr(stats, "_CHUNK_CELLS", 50)  # forces many small resampling matrices
+    assert bootstrap_ci(values, n_resamples=500, seed=8) == whole
+    assert paired_randomization_test(a, b, n_resamples=1000, seed=3) == p_whole
+
+
+def test_bootstrap_ci_constant_values_and_errors():
+    assert bootstrap_ci([0.5] * 7, n_resamples=100) == (0.5, 0.5)
+    with pytest.raises(GabaritoError):
+        bootstrap_ci([])
+    with pytest.raises(GabaritoError):
+        bootstrap_ci([1.0, float("nan")])
+
+
+def test_holm_hand_computed():
+    raw = {"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.005}
+    # Sorted: d (x4) 0.02, a (x3) 0.03, c (x2) 0.06, b (x1) 0.04 -> raised to 0.06.
+    adjusted = holm(raw)
+    assert list(adjusted) == ["a", "b", "c", "d"]
+    assert adjusted == pytest.approx({"a": 0.03, "b": 0.06, "c": 0.06, "d": 0.02})
+
+
+def test_holm_caps_at_one_and_handles_empty():
+    assert holm({"x": 0.6, "y": 0.7}) == {"x": 1.0, "y": 1.0}
+    assert holm({}) == {}
+    assert holm({"only": 0.2}) == {"only": 0.2}
+
+
+def test_effect_size():
+    result = effect_size([1.0, 2.0, 3.0], [0.0, 0.0, 0.0])
+    assert result == {"mean_diff": 2.0, "dz": 2.0}
+    assert effect_size([1.0, 1.0], [1.0, 1.0]) == {"mean_diff": 0.0, "dz": 0.0}
+    assert effect_size([2.0, 2.0], [1.0, 1.0])["dz"] == float("inf")
+    assert np.isnan(effect_size([1.0], [0.0])["dz"])
+
+
+def test_compare_methods_rows():
+    rng = np.random.default_rng(6)
+    base = rng.uniform(size=80)
+    per_query = {
+        "bm25": list(base),
+        "dense": list(np.clip(base + 0.25, 0, 1)),
+        "hybrid": list(np.clip(base + rng.normal(0, 0.05, 80), 0, 1)),
+    }
+    rows = compare_methods(per_query, n_resamples=2000, seed=3)
+    assert [(r["a"], r["b"]) for r in rows] == [("bm25", "dense"), ("bm25", "hybrid"), ("dense", "hybrid")]
+    for row in rows:
+        a, b = np.array(per_query[row["a"]]), np.array(per_query[row["b"]])
+        assert row["mean_diff"] == pytest.approx(a.mean() - b.mean())
+        assert row["ci_low"] <= row["mean_diff"] <= row["ci_high"]
+        assert row["wins"] + row["losses"] + row["ties"] == 80
+        assert row["p_holm"] >= row["p_randomization"]
+        assert row["p_sign"] == sign_test(a, b)["p"]
+    assert rows[0]["mean_diff"] < 0 and rows[0]["p_randomization"] < 0.001
+    assert rows == compare_methods(per_query, n_resamples=2000, seed=3)
+
+
+def test_compare_methods_aligns_mappings_on_qid():
+    as_lists = compare_methods({"x": [1.0, 0.0, 0.5], "y": [0.0, 0.0, 1.0]}, n_resamples=200)
+    as_maps = compare_methods({"x": {"q2": 0.0, "q1": 1.0, "q3": 0.5},
+                               "y": {"q3": 1.0, "q1": 0.0, "q2": 0.0}}, n_resamples=200)
+    assert as_lists == as_maps
+    with pytest.raises(GabaritoError):
+        compare_methods({"x": {"q1": 1.0}, "y": {"q2": 1.0}})
+    with pytest.raises(GabaritoError):
+        compare_methods({"x": [1.0]})
