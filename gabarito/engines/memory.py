@@ -85,7 +85,7 @@ class BM25:
         norm = self.k1 * (1 - self.b + self.b * self.len / (self.avgdl or 1))
         for t in tokenize(query, self.stop):
             for i, f in self.postings.get(t, ()):
-                s[i] += self.idf[t] * f * (self.k1 + 1) / (f + norm[i])
+                s[i] += self.idf[t] * f / (f + norm[i])  # Lucene >= 8 drops the constant (k1 + 1)
         return s
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:

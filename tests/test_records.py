@@ -1,0 +1,55 @@
+import json
+
+import pytest
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import atomic_write_json, sha256_file
+from gabarito.records import append_jsonl, check_results_gold, provenance, write_results, write_trec_run
+
+
+def _prov(gold):
+    return provenance(corpus={"sha256": "c"}, gold_sha256=gold, model={"model_id": "m"},
+                      engine={"name": "x"}, parameters={"k": 10})
+
+
+def test_provenance_has_what_an_auditor_needs():
+    p = _prov({"q.json": "abc"})
+    for key in ("corpus", "gold_sha256", "model", "engine", "parameters", "git", "date", "machine"):
+        assert key in p
+    assert p["machine"]["cpu_count"] >= 1
+
+
+def test_results_refused_when_gold_changes(tmp_path):
+    gold = tmp_path / "q.json"
+    gold.write_text('{"pairs": []}')
+    write_results(tmp_path / "results.json", {"provenance": _prov({"q.json": sha256_file(gold)})})
+    assert check_results_gold(tmp_path / "results.json")
+    gold.write_text('{"pairs": [1]}')
+    with pytest.raises(GabaritoError, match="computed against another gold"):
+        check_results_gold(tmp_path / "results.json")
+
+
+def test_results_without_gold_hash_are_not_written(tmp_path):
+    with pytest.raises(GabaritoError):
+        write_results(tmp_path / "r.json", {"provenance": {}})
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path):
+    target = tmp_path / "r.json"
+    atomic_write_json(target, {"a": 1})
+    with pytest.raises(TypeError):
+        atomic_write_json(target, {"a": object()})
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_trec_run_format(tmp_path):
+    write_trec_run(tmp_path / "r.trec", {"q1": [("d1", 2.0), ("d2", 1.0)]}, tag="t")
+    assert (tmp_path / "r.trec").read_text().splitlines() == ["q1 Q0 d1 1 2.000000 t", "q1 Q0 d2 2 1.000000 t"]
+
+
+def test_append_jsonl(tmp_path):
+    append_jsonl(tmp_path / "log.jsonl", {"a": 1})
+    append_jsonl(tmp_path / "log.jsonl", {"a": 2})
+    assert [json.loads(x)["a"] for x in (tmp_path / "log.jsonl").read_text().splitlines()] == [1, 2]
