@@ -1,0 +1,146 @@
+"""Notebooks type no results: every number in the prose comes from the results files.
+
+A markdown cell may say *how* something was measured, with integers (years, section numbers,
+``top-10``, ``k = 60``), but a decimal (``0.35``, ``0,35``, ``.35``) or a percentage (``35%``,
+``35 por cento``) in prose is what a typed result looks like: results are printed by code cells
+that read ``case-studies/*/results.json``. Notebooks are committed without outputs, so what the
+site shows is what the build computed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+
+def _pages() -> list[Path]:
+    """The .qmd pages, outside hidden, ``_`` and dependency folders."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(REPO):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "_")) and d not in ("node_modules", "venv")]
+        out += [Path(dirpath) / f for f in filenames if f.endswith(".qmd")]
+    return sorted(out)
+
+
+PAGES = _pages()
+
+# Text that is not prose: links' targets, URLs, arXiv ids and DOIs.
+_NOT_PROSE = [
+    re.compile(r"\]\([^)]*\)"),                      # [text](target)
+    re.compile(r"<[^>]+>"),                          # HTML tags and their attributes
+    re.compile(r"\b(?:https?|ftp)://\S+"),
+    re.compile(r"\barXiv:\s*\d{4}\.\d{4,5}(?:v\d+)?", re.I),
+    re.compile(r"\b10\.\d{4,9}/\S+"),                # DOI
+]
+_DOTTED = re.compile(r"\d+(?:[.,]\d+){2,}")          # 1.2.3: versions, dates, not one decimal
+_DECIMAL = re.compile(r"(?<![\w.,])(?:\d+[.,]\d+|[.,]\d+)(?![.,]?\d)")
+_PERCENT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|por\s+cento\b|percent\b)", re.I)
+_THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:[.,]\d{3})+")
+# Context allowed before a decimal: a section, chapter or version number.
+_NUMBERING_BEFORE = re.compile(r"(?:seção|secção|section|capítulo|chapter|§|versão|version|python|v)\s*$", re.I)
+# A confidence level is a choice of method, not a result.
+_CONFIDENCE = re.compile(
+    r"(?:confian[çc]a\s+(?:de\s+)?\d+\s*%|\d+\s*%\s+de\s+confian[çc]a|\bIC\s*(?:de\s+)?\d+\s*%|\d+\s*%\s*(?:CI|confidence)\b)",
+    re.I)
+
+
+def prose(text: str) -> str:
+    """The markdown's text with link targets, tags, URLs and identifiers blanked out."""
+    for pattern in _NOT_PROSE:
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
+def typed_results(text: str) -> list[str]:
+    """Decimals and percentages in prose that look like results typed by hand."""
+    text = prose(text)
+    text = _CONFIDENCE.sub(lambda m: " " * len(m.group(0)), text)
+    text = _DOTTED.sub(lambda m: " " * len(m.group(0)), text)
+    found = [m.group(0).strip() for m in _PERCENT.finditer(text)]
+    text = _PERCENT.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _DECIMAL.finditer(text):
+        number = m.group(0)
+        if _THOUSANDS.fullmatch(number):
+            continue  # 1.000 or 1,000: an integer with a thousands separator
+        if _NUMBERING_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
+            continue
+        found.append(number)
+    return found
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+# --- the rule itself ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "A fusão acerta 0.35 das vezes.",
+    "MRR de 0,35 na amostra principal.",
+    "The fused run reaches .61 nDCG.",
+    "Acerta em 35% das perguntas.",
+    "Acerta em 35 % das perguntas.",
+    "Acerta em 12,5% das perguntas.",
+    "quarenta e dois por cento: 42 por cento.",
+    "a latência mediana foi 3.7 ms",
+])
+def test_rule_flags_typed_results(text):
+    assert typed_results(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "Robertson e Zaragoza (2009) descrevem o BM25; Cormack et al. (2009) propõem o RRF.",
+    "Usamos k = 60 e o top-10 de cada método; 40 perguntas principais e 160 ampliadas.",
+    "Veja a seção 2.1 e o capítulo 3.",
+    "Com Python 3.11 e smalldocs 0.5.4, arcadedb-embedded 26.10.1.",
+    "O intervalo de confiança de 95% vem do bootstrap; IC 95% nas tabelas.",
+    "Ver [o artigo](https://arxiv.org/abs/2104.08663) e arXiv:2104.08663.",
+    "<table id=\"per-question\" style=\"width:100.5%\"></table>",
+    "1. Sorteio\n2. Perguntas\n3. Congelamento",
+    "Foram 1.000 sorteios.",
+])
+def test_rule_allows_method_text(text):
+    assert typed_results(text) == [], typed_results(text)
+
+
+# --- the notebooks ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_markdown_types_no_results(path):
+    bad = []
+    for i, cell in enumerate(_cells(path)):
+        if cell.get("cell_type") == "markdown":
+            bad += [f"cell {i}: {n!r}" for n in typed_results(_source(cell))]
+    assert not bad, (f"{path.name}: numbers typed in markdown; print them from the results in a code cell: "
+                     + "; ".join(bad))
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.name for p in PAGES])
+def test_pages_type_no_results(path):
+    text = re.sub(r"^(```|~~~).*?^\1", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)  # code blocks
+    bad = typed_results(text)
+    assert not bad, f"{path.name}: numbers typed in the page: {bad}; pages read numbers from the results"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_committed_without_outputs(path):
+    dirty = [i for i, cell in enumerate(_cells(path))
+             if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count") is not None)]
+    assert not dirty, f"{path.name}: cells {dirty} have outputs or execution counts; commit the notebook cleared"
+
+
+def test_notebooks_are_found_where_the_site_looks():
+    """The site renders notebooks/*.ipynb; the checks above must look at the same files."""
+    assert (REPO / "_quarto.yml").read_text(encoding="utf-8").count("notebooks/*.ipynb") == 1
