@@ -115,3 +115,20 @@ def append_jsonl(path: str | Path, record: Mapping) -> Path:
     if old and not old.endswith("\n"):
         old += "\n"
     return atomic_write_text(path, old + json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def stale_reason(results_path: str | Path, *, gold_sha256: Mapping[str, str],
+                 corpus_sha256: str | None = None) -> str | None:
+    """Why a results file must be recomputed (None when it is current for these inputs)."""
+    results_path = Path(results_path)
+    if not results_path.exists():
+        return "no results yet"
+    try:
+        prov = json.loads(results_path.read_text(encoding="utf-8")).get("provenance") or {}
+    except json.JSONDecodeError:
+        return "results file is not valid JSON"
+    if dict(prov.get("gold_sha256") or {}) != dict(gold_sha256):
+        return "gold differs from the one the results were computed on"
+    if corpus_sha256 and (prov.get("corpus") or {}).get("sha256") != corpus_sha256:
+        return "corpus differs from the one the results were computed on"
+    return None
