@@ -53,6 +53,8 @@ def num(value: float | None, digits: int = 3) -> str:
     if value is None:
         return "—"
     text = f"{value:,.{digits}f}"
+    if text.lstrip("-").strip("0.,") == "":
+        text = text.lstrip("-")  # no "-0,000"
     return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
 
 
@@ -87,14 +89,17 @@ def date_pt(iso: str) -> str:
 # --- tables --------------------------------------------------------------------------------------
 
 def html_table(header: Sequence[str], rows: Iterable[Sequence[object]], *, table_id: str | None = None,
-               align: Sequence[str] | None = None, escape: bool = True) -> str:
-    """A plain HTML table (cells escaped unless ``escape=False``); ``align`` holds 'l'/'r'/'c'."""
+               align: Sequence[str] | None = None, escape: bool = True,
+               min_width: Mapping[int, str] | None = None) -> str:
+    """A plain HTML table (cells escaped unless ``escape=False``); ``align`` holds 'l'/'r'/'c';
+    ``min_width`` maps a column index to a CSS width (e.g. ``{1: "22em"}``)."""
     style = {"l": "left", "r": "right", "c": "center"}
     attrs = f' id="{table_id}"' if table_id else ""
     out = [f'<table class="table table-sm gabarito-table"{attrs}>', "<thead><tr>"]
     for i, h in enumerate(header):
         a = style[align[i]] if align else "left"
-        out.append(f'<th style="text-align:{a}">{html.escape(str(h))}</th>')
+        w = f";min-width:{min_width[i]}" if min_width and i in min_width else ""
+        out.append(f'<th style="text-align:{a}{w}">{html.escape(str(h))}</th>')
     out.append("</tr></thead><tbody>")
     for row in rows:
         out.append("<tr>")
@@ -143,3 +148,26 @@ def shone_alone(rows: Sequence[Mapping], winner: str, loser: str, n: int = 3) ->
 def single_word_targets(rows: Sequence[Mapping]) -> list[Mapping]:
     """Questions whose target concept is a one-word name (e.g. a generic label)."""
     return [r for r in rows if "_" not in r["gold"]]
+
+
+def lexical_overlap(question: str, text: str) -> float:
+    """Share of the question's content words that also occur in ``text`` (0 when it has none)."""
+    from .gold import content_words
+
+    words = content_words(question)
+    return len(words & content_words(text)) / len(words) if words else 0.0
+
+
+def overlap_rows(rows: Sequence[Mapping], descriptions: Mapping[str, str]) -> list[dict]:
+    """For each question: its lexical overlap with the gold's description and each method's rank."""
+    return [{"id": r["id"], "gold": r["gold"],
+             "overlap": lexical_overlap(r["question"], descriptions[r["gold"]]),
+             **{m: r[m]["rank"] for m in r if isinstance(r[m], Mapping)}} for r in rows]
+
+
+def split_halves(items: Sequence[dict], key: str) -> tuple[list[dict], list[dict], float]:
+    """Items below and at-or-above the median of ``key``, and that median."""
+    values = sorted(x[key] for x in items)
+    n = len(values)
+    median = values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+    return [x for x in items if x[key] < median], [x for x in items if x[key] >= median], median

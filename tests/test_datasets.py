@@ -28,7 +28,8 @@ def test_sha_mismatch_leaves_nothing(tmp_path):
     assert list((tmp_path / "d" / "toy").iterdir()) == []
 
 
-def test_download_failure_is_one_line(tmp_path):
+def test_download_failure_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("GABARITO_DATA_MIRROR", raising=False)
     with pytest.raises(GabaritoError) as err:
         fetch("toy", dest=tmp_path / "d", manifest=_manifest(b"hello"))
     assert "download failed" in str(err.value) and "\n" not in str(err.value)

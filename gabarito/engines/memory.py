@@ -29,6 +29,11 @@ def tokenize(text: str, stop: frozenset[str] = frozenset()) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in stop]
 
 
+def without_stop_words(text: str, stop: frozenset[str] = ENGLISH_STOP) -> str:
+    """The text's words minus stop words, joined by spaces (punctuation dropped)."""
+    return " ".join(t for t in _TOKEN.findall(text) if t.lower() not in stop)
+
+
 def _ranked(ids: Sequence[str], scores: np.ndarray, k: int) -> list[tuple[str, float]]:
     order = sorted(range(len(ids)), key=lambda i: (-float(scores[i]), ids[i]))
     return [(ids[i], float(scores[i])) for i in order[:k]]
