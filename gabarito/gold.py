@@ -146,3 +146,28 @@ def verify_frozen(manifest: str | Path) -> dict[str, str]:
     if not out:
         raise GabaritoError("freeze manifest lists no files", path=manifest)
     return out
+
+
+def stratified_split(items: Sequence, key, fraction: float, seed: int) -> tuple[list, list]:
+    """Split ``items`` into (tuning, held_out) keeping each stratum's share.
+
+    Strata are ``key(item)`` values, visited in sorted order; inside each, items keep their
+    order, get shuffled by one ``random.Random(seed)``, and ``round(len * fraction)`` of them
+    (at least one when the stratum has two or more) go to the held-out part. Both parts are
+    returned in the original order.
+    """
+    if not 0 < fraction < 1:
+        raise GabaritoError(f"held-out fraction must be between 0 and 1, not {fraction}")
+    rng = random.Random(seed)
+    strata: dict = {}
+    for i, item in enumerate(items):
+        strata.setdefault(key(item), []).append(i)
+    held: set[int] = set()
+    for k in sorted(strata, key=str):
+        idx = strata[k][:]
+        rng.shuffle(idx)
+        n = round(len(idx) * fraction)
+        if len(idx) >= 2:
+            n = min(max(n, 1), len(idx) - 1)
+        held.update(idx[:n])
+    return ([x for i, x in enumerate(items) if i not in held], [x for i, x in enumerate(items) if i in held])

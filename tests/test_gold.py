@@ -91,3 +91,14 @@ def test_freeze_then_edit_is_refused(tmp_path):
 def test_missing_manifest(tmp_path):
     with pytest.raises(GabaritoError, match="freeze the gold before searching"):
         verify_frozen(tmp_path / "gold.lock.json")
+
+
+def test_stratified_split_is_reproducible_and_keeps_strata():
+    from gabarito.gold import stratified_split
+
+    items = [{"id": i, "type": t} for i, t in enumerate(["a"] * 10 + ["b"] * 6 + ["c"] * 2)]
+    tune, held = stratified_split(items, lambda x: x["type"], 0.3, seed=7)
+    assert stratified_split(items, lambda x: x["type"], 0.3, seed=7) == (tune, held)
+    assert sorted(x["id"] for x in tune + held) == list(range(18))
+    assert [sum(x["type"] == t for x in held) for t in "abc"] == [3, 2, 1]
+    assert stratified_split(items, lambda x: x["type"], 0.3, seed=8) != (tune, held)

@@ -6,6 +6,8 @@
   bound parameters only.
 * :class:`ArcadeIndex` is one document type seen as a search index: a Lucene ``FULL_TEXT``
   index (BM25) over the text fields and an ``LSM_VECTOR`` index (cosine, INT8) on ``embedding``.
+  The ``FULL_TEXT`` index tokenises with Lucene's StandardAnalyzer unless another Lucene
+  analyzer is named (see :data:`ANALYZERS`), e.g. Portuguese or English with stemming and stop words.
 * :func:`connect` uses an external server (argument or ``GABARITO_ARCADEDB_URL``) or starts one.
 
 Every failure a user can meet is a one-line :class:`GabaritoError` naming the server URL.
@@ -39,6 +41,7 @@ PID_FILE = "server.pid"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DB_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
 _RESERVED = {"doc_id", "embedding", "distance", "score", "record"}
+_JAVA_CLASS = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)+\Z")
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 _LUCENE_OPERATOR = re.compile(r"\b(AND|OR|NOT)\b")
 # The JVM options the wheel's own launcher (arcadedb_embedded/jvm.py) uses for the engine.
@@ -47,6 +50,33 @@ _JVM_FLAGS = ("--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-
               "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
               "--add-opens=java.base/java.nio.channels.spi=ALL-UNNAMED",
               "--add-opens=java.base/java.lang=ALL-UNNAMED")
+
+
+# Short names for the Lucene analyzers bundled in the wheel's lucene-analysis-common jar.
+# Any other fully qualified Analyzer class on the server's class path may be named as well.
+ANALYZERS = {
+    "standard": "org.apache.lucene.analysis.standard.StandardAnalyzer",
+    "english": "org.apache.lucene.analysis.en.EnglishAnalyzer",
+    "portuguese": "org.apache.lucene.analysis.pt.PortugueseAnalyzer",
+    "brazilian": "org.apache.lucene.analysis.br.BrazilianAnalyzer",
+    "spanish": "org.apache.lucene.analysis.es.SpanishAnalyzer",
+}
+
+
+def analyzer_class(analyzer: str | None) -> str | None:
+    """The Lucene class for ``analyzer``: a short name from :data:`ANALYZERS` or a fully qualified
+    class name; ``None`` stays ``None`` (ArcadeDB's default, the StandardAnalyzer).
+
+    The name ends up in DDL text, so anything but a dotted Java class name is refused."""
+    if analyzer is None:
+        return None
+    if not isinstance(analyzer, str):
+        raise GabaritoError(f"analyzer must be text, not {type(analyzer).__name__}")
+    name = ANALYZERS.get(analyzer.strip().lower(), analyzer.strip())
+    if not _JAVA_CLASS.match(name):
+        raise GabaritoError(f"analyzer {analyzer!r} is neither one of {sorted(ANALYZERS)} "
+                            f"nor a fully qualified Java class name")
+    return name
 
 
 def lucene_escape(text: str) -> str:
@@ -354,16 +384,24 @@ class ArcadeClient:
         self.session.close()
 
 
-def schema_sql(type_name: str, text_fields: Sequence[str], dim: int) -> list[str]:
-    """The DDL :meth:`ArcadeIndex.create` runs (identifiers are validated, never user text)."""
+def schema_sql(type_name: str, text_fields: Sequence[str], dim: int, analyzer: str | None = None) -> list[str]:
+    """The DDL :meth:`ArcadeIndex.create` runs (identifiers are validated, never user text).
+
+    ``analyzer`` (see :func:`analyzer_class`) goes into the FULL_TEXT index as
+    ``METADATA {"analyzer": "<class>"}``, used both to index and to parse queries; ``None``
+    leaves ArcadeDB's default (StandardAnalyzer: lower-case, no stemming, no stop words)."""
     t = type_name
+    cls = analyzer_class(analyzer)
+    full_text = f"CREATE INDEX ON {t} ({', '.join(text_fields)}) FULL_TEXT"
+    if cls is not None:
+        full_text += f' METADATA {{"analyzer": "{cls}"}}'
     return [
         f"CREATE DOCUMENT TYPE {t}",
         f"CREATE PROPERTY {t}.doc_id STRING",
         *(f"CREATE PROPERTY {t}.{field} STRING" for field in text_fields),
         f"CREATE PROPERTY {t}.embedding ARRAY_OF_FLOATS",
         f"CREATE INDEX ON {t} (doc_id) UNIQUE",
-        f"CREATE INDEX ON {t} ({', '.join(text_fields)}) FULL_TEXT",
+        full_text,
         f"CREATE INDEX ON {t} (embedding) LSM_VECTOR METADATA "
         f"{{dimensions: {int(dim)}, similarity: 'COSINE', quantization: 'INT8'}}",
         f"CREATE DOCUMENT TYPE {INFO_TYPE} IF NOT EXISTS",
@@ -396,11 +434,17 @@ class ArcadeIndex:
         return self._type_exists(self.type_name)
 
     def create(self, text_fields: Sequence[str], dim: int, model_id: str,
-               extra: dict[str, Any] | None = None) -> None:
+               extra: dict[str, Any] | None = None, *, analyzer: str | None = None) -> None:
         """Create the type, its three indexes and the metadata record (fails if the type exists).
 
         ``extra`` is stored in the metadata record too (e.g. the corpus sha256), so that a later
-        run can tell whether the stored index is the one it needs."""
+        run can tell whether the stored index is the one it needs. ``analyzer`` names the Lucene
+        analyzer of the FULL_TEXT index (a short name from :data:`ANALYZERS`, such as
+        ``"portuguese"``, or a class name); ``None`` keeps ArcadeDB's StandardAnalyzer. The
+        class name is stored as ``analyzer`` in the metadata record (``None`` for the default).
+        If the server refuses a statement (e.g. an analyzer class it cannot load), the
+        half-made type is dropped again before the error is raised."""
+        analyzer = analyzer_class(analyzer)
         fields = [_identifier(f, "text field") for f in text_fields]
         clash = sorted(set(fields) & _RESERVED)
         if not fields or clash or len(set(fields)) != len(fields):
@@ -411,12 +455,20 @@ class ArcadeIndex:
         if self.exists():
             raise GabaritoError(f"{self._where()}: the type already exists; drop it or use another database")
         names = {}
-        for sql in schema_sql(self.type_name, fields, dim):
-            result = self.client.command(sql)
-            if " FULL_TEXT" in sql or " LSM_VECTOR " in sql:
-                names["text_index" if " FULL_TEXT" in sql else "vector_index"] = result[0]["name"]
+        try:
+            for sql in schema_sql(self.type_name, fields, dim, analyzer):
+                result = self.client.command(sql)
+                if " FULL_TEXT" in sql or " LSM_VECTOR " in sql:
+                    names["text_index" if " FULL_TEXT" in sql else "vector_index"] = result[0]["name"]
+        except GabaritoError:
+            try:  # the type did not exist before this call: do not leave it half made
+                if self.exists():
+                    self.client.command(f"DROP TYPE {self.type_name} UNSAFE")
+            except GabaritoError:
+                pass
+            raise
         info = {**(extra or {}), "type_name": self.type_name, "model_id": model_id, "dim": int(dim),
-                "fields": fields, **names}
+                "fields": fields, "analyzer": analyzer, **names}
         self.client.command(f"INSERT INTO {INFO_TYPE} CONTENT :info", {"info": info})
         self._info = info
 
@@ -429,7 +481,10 @@ class ArcadeIndex:
         self._info = None
 
     def info(self) -> dict[str, Any]:
-        """The stored metadata (model_id, dim, fields, index names), read once then cached."""
+        """The stored metadata (model_id, dim, fields, analyzer, index names), read once then cached.
+
+        ``analyzer`` is the Lucene class of the FULL_TEXT index, ``None`` for ArcadeDB's default
+        (also for indexes created before the analyzer was recorded)."""
         if self._info is None:
             rows = []
             if self._type_exists(INFO_TYPE):
@@ -437,6 +492,7 @@ class ArcadeIndex:
             if not rows:
                 raise GabaritoError(f"{self._where()}: no index metadata; create the index first")
             self._info = {k: v for k, v in rows[0].items() if not k.startswith("@")}
+            self._info.setdefault("analyzer", None)
         return self._info
 
     def check_model(self, model_id: str, dim: int) -> None:
@@ -510,7 +566,7 @@ class ArcadeIndex:
     def queries(self) -> dict[str, Any]:
         """The exact SQL sent to the server, for the report."""
         info = self.info()
-        return {"ddl": schema_sql(self.type_name, info["fields"], info["dim"]),
+        return {"ddl": schema_sql(self.type_name, info["fields"], info["dim"], info.get("analyzer")),
                 "ingest": f"INSERT INTO {self.type_name} CONTENT :rows RETURN @rid",
                 "bm25": self.sql_bm25, "knn": self.sql_knn, "floor": self.sql_floor}
 
