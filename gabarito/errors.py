@@ -17,3 +17,15 @@ class GabaritoError(Exception):
         super().__init__(" ".join(text.split()))
         self.path = path
         self.record = record
+
+
+def run_main(main, argv=None) -> "NoReturn":  # noqa: F821 - annotation only
+    """Run a script's ``main``; a :class:`GabaritoError` becomes one line on stderr and exit 2."""
+    import sys
+
+    try:
+        code = main(argv)
+    except GabaritoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        code = 2
+    raise SystemExit(code)

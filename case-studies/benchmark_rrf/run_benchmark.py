@@ -14,7 +14,6 @@ import argparse
 import inspect
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from gabarito.corpus import SEARCH_FIELDS, load_synesis
 from gabarito.datasets import dataset_file
 from gabarito.engines.arcadedb import ArcadeIndex, connect
 from gabarito.engines.memory import ExactVectors, without_stop_words
-from gabarito.errors import GabaritoError
+from gabarito.errors import run_main
 from gabarito.gold import load_gold, verify_frozen
 from gabarito.hashing import sha256_file
 from gabarito.models import EmbeddingCache, Encoder, cache_dir
@@ -243,8 +242,4 @@ def last_by_state(log_path: Path) -> dict:
 
 
 if __name__ == "__main__":
-    try:
-        raise SystemExit(main())
-    except GabaritoError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(2)
+    run_main(main)
