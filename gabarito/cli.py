@@ -1,5 +1,7 @@
-"""The ``gabarito`` command: fetch data, run studies when stale, build the site.
+"""The ``gabarito`` command: measure search on your own documents; fetch data, run studies, build the site.
 
+    gabarito evaluate --documents PATH --evaluation PATH [options]   # one run, saved under runs/
+    gabarito compare RUN [RUN ...]                                   # runs side by side, paired tests
     gabarito report            # fetch + verify data, rerun stale studies, build _site/
     gabarito fetch [NAME ...]  # datasets only
     gabarito study NAME        # one study, always rerun
@@ -57,6 +59,82 @@ def run_study(meta: dict, extra: list[str]) -> None:
         sys.argv = saved
 
 
+def _add_evaluate(sub) -> None:
+    from .evaluate import ANALYZERS, DEFAULT_MODEL, ENGINES, METHODS
+
+    p = sub.add_parser(
+        "evaluate", help="measure search quality on your documents and questions",
+        description="Search every question of an evaluation file in your documents and measure how often "
+                    "the right document comes first (top-1/3/5 accuracy, MRR, with 95%% intervals). Writes "
+                    "OUT/results.csv (one row per question), OUT/run.json and a line in the log.")
+    p.add_argument("--documents", required=True, type=Path,
+                   help="a JSON list of {id, text, title}, a folder of Markdown files, or a BEIR folder")
+    p.add_argument("--evaluation", required=True, type=Path,
+                   help="a JSON list of {query, relevantIds, id?, type?, severity?} or a BEIR folder")
+    p.add_argument("--segmentation", default="section",
+                   help="document, paragraph, section or recursive:N[:O] (default: section)")
+    p.add_argument("--no-title-prefix", dest="prefix_title", action="store_false",
+                   help="do not put 'Title > Section: ' before each chunk")
+    p.add_argument("--method", default="dense", choices=METHODS)
+    p.add_argument("--model", default=DEFAULT_MODEL, help=f"embedding model (default: {DEFAULT_MODEL})")
+    p.add_argument("--engine", default="memory", choices=ENGINES)
+    p.add_argument("--analyzer", default="standard", choices=list(ANALYZERS),
+                   help="BM25 text analysis; portuguese and english need --engine arcadedb")
+    p.add_argument("--k", type=int, default=10, help="documents kept per question (default: 10)")
+    p.add_argument("--chunk-depth", type=int, default=50, help="chunks retrieved before collapsing to documents")
+    p.add_argument("--rrf-k", type=int, default=60, help="RRF constant for --method hybrid")
+    p.add_argument("--out", type=Path, help="output folder (default: <log folder>/<run id>)")
+    p.add_argument("--log", type=Path, default=Path("runs") / "log.jsonl", help="JSONL log (default: runs/log.jsonl)")
+    p.add_argument("--arcadedb-url", help="an external ArcadeDB server (password in $GABARITO_ARCADEDB_PASSWORD)")
+    p.add_argument("--db-dir", type=Path, help="root folder of the embedded ArcadeDB server")
+    p.add_argument("--label", default="", help="a free-text name for this run")
+
+
+def _add_compare(sub) -> None:
+    p = sub.add_parser(
+        "compare", help="compare evaluation runs query by query",
+        description="The first run is the baseline; each other run is compared with it on the same "
+                    "questions: means, wins/losses, sign and randomization tests, questions that flipped.")
+    p.add_argument("runs", nargs="+", metavar="RUN_ID_OR_FILE", help="a run id from the log or a run.json path")
+    p.add_argument("--log", type=Path, default=Path("runs") / "log.jsonl")
+    p.add_argument("--measure", default="RR@10", help="RR@n or hit@n (default: RR@10)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from .documents import load_documents, load_evaluation
+    from .evaluate import EvalConfig, format_summary, run_evaluation, unique_run_id, write_run
+
+    config = EvalConfig(segmentation=args.segmentation, prefix_title=args.prefix_title, method=args.method,
+                        model=args.model, engine=args.engine, analyzer=args.analyzer, k=args.k,
+                        chunk_depth=args.chunk_depth, rrf_k=args.rrf_k, label=args.label).effective()
+    if args.out is not None and args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
+        raise GabaritoError("already holds a run or other files; choose another --out", path=args.out)
+    documents = load_documents(args.documents)
+    queries = load_evaluation(args.evaluation, documents)
+    record = run_evaluation(documents, queries, config, arcadedb_url=args.arcadedb_url, db_dir=args.db_dir,
+                            documents_path=args.documents, evaluation_path=args.evaluation)
+    run_id = unique_run_id(record, args.log, args.log.parent)  # same config in the same second: -2, -3, ...
+    paths = write_run(record, args.out if args.out is not None else args.log.parent / run_id, args.log)
+    print()
+    print(format_summary(record))
+    print(f"\nwrote {paths['csv']}, {paths['json']}; logged in {paths['log']}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare_runs, format_comparison, load_runs
+
+    result = compare_runs(load_runs(args.runs, args.log), args.measure)
+    for warning in result["warnings"]:
+        print(f"gabarito: warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        print(format_comparison(result))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gabarito", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -72,10 +150,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--arcadedb-url")
     p = sub.add_parser("site", help="build the site from the committed results")
     p.add_argument("--renderer", default="auto", choices=["auto", "smalldocs", "quarto"])
+    _add_evaluate(sub)
+    _add_compare(sub)
     args = ap.parse_args(argv)
     if args.mirror:
         os.environ[MIRROR_ENV] = str(args.mirror)
     try:
+        if args.cmd == "evaluate":
+            return cmd_evaluate(args)
+        if args.cmd == "compare":
+            return cmd_compare(args)
         if args.cmd == "fetch":
             for name in args.names or list(load_manifest()):
                 print(f"{name}: {fetch(name, mirror=args.mirror)}")

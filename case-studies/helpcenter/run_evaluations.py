@@ -44,7 +44,7 @@ def experiments() -> dict[str, list[tuple[str, EvalConfig]]]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--arcadedb-url", default=os.environ.get("GABARITO_ARCADEDB_URL"))
-    ap.add_argument("--db-dir", type=Path, default=cache_dir() / "arcadedb-eval")
+    ap.add_argument("--db-dir", type=Path, default=cache_dir() / "arcadedb-evaluate")
     ap.add_argument("--out", type=Path, default=HERE)
     args = ap.parse_args(argv)
     started = time.perf_counter()
