@@ -10,10 +10,14 @@ from .report import MEASURE_LABELS, method_label, num
 COLORS = {"bm25": "#64748B", "vector": "#0E7490", "rrf": "#C2410C", "rrf_deep": "#7C2D12"}
 
 
-def method_color(method: str) -> str:
+#: Colours for variants that are not one of the named methods, in order of appearance.
+PALETTE = ("#0E7490", "#C2410C", "#15803D", "#7C3AED", "#B45309", "#BE123C", "#475569", "#0369A1")
+
+
+def method_color(method: str, index: int = 0) -> str:
     if method.startswith("rrf@"):
         return COLORS["rrf"] if method == "rrf@10" else COLORS["rrf_deep"]
-    return COLORS.get(method, "#334155")
+    return COLORS.get(method) or PALETTE[index % len(PALETTE)]
 
 
 def _layout(fig, **kw):
@@ -28,13 +32,13 @@ def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence
 
     fig = go.Figure()
     labels = [MEASURE_LABELS.get(m, m) for m in measures]
-    for method in methods:
+    for i, method in enumerate(methods):
         vals = [result_set["metrics"][method][m] for m in measures]
         lo = [v - result_set["ci95"][method][m][0] for v, m in zip(vals, measures)]
         hi = [result_set["ci95"][method][m][1] - v for v, m in zip(vals, measures)]
         fig.add_trace(go.Bar(
             y=labels, x=vals, name=method_label(method), orientation="h",
-            marker_color=method_color(method),
+            marker_color=method_color(method, i),
             error_x=dict(type="data", array=hi, arrayminus=lo, thickness=1, width=3),
             text=[num(v) for v in vals], textposition="outside", cliponaxis=False,
             hovertemplate="%{y}: %{x:.3f}<extra>" + method_label(method) + "</extra>",
