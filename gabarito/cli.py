@@ -38,7 +38,10 @@ def studies() -> dict[str, dict]:
 
 
 def study_staleness(meta: dict, mirror: str | None) -> str | None:
-    gold = verify_frozen(meta["dir"] / meta["gold_manifest"])
+    manifest = meta["dir"] / meta["gold_manifest"]
+    # keyed as results record them: paths relative to the study folder
+    gold = {os.path.relpath(manifest.parent / rel, meta["dir"]): sha
+            for rel, sha in verify_frozen(manifest).items()}
     corpus = meta.get("corpus")
     corpus_sha = None
     if corpus:
