@@ -21,3 +21,12 @@ def corpus_path(mirror, tmp_path_factory) -> Path:
     from gabarito.datasets import fetch
 
     return fetch("social_acceptance", mirror=mirror, dest=tmp_path_factory.mktemp("data")) / "social_acceptance.syno"
+
+
+@pytest.fixture(scope="session")
+def arcade_server(tmp_path_factory):
+    """One real ArcadeDB server (from arcadedb-embedded) shared by the integration tests."""
+    from gabarito.engines.arcadedb import ArcadeServer
+
+    with ArcadeServer(tmp_path_factory.mktemp("arcade"), heap="1g") as srv:
+        yield srv

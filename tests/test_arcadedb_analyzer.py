@@ -48,9 +48,8 @@ def test_schema_sql_puts_the_analyzer_in_the_full_text_metadata():
 # -- a real server --------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with ArcadeServer(tmp_path_factory.mktemp("arcade-analyzer"), heap="1g") as srv:
-        yield srv
+def server(arcade_server):
+    return arcade_server
 
 
 @pytest.fixture(scope="module")

@@ -38,9 +38,8 @@ def one_line(err: pytest.ExceptionInfo) -> str:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with ArcadeServer(tmp_path_factory.mktemp("arcade"), heap="1g") as srv:
-        yield srv
+def server(arcade_server):
+    return arcade_server
 
 
 @pytest.fixture(scope="module")
