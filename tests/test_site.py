@@ -315,6 +315,12 @@ def test_real_site(tmp_path):
     index = open_page(out, "index.html")
     assert 'href="notebooks/benchmark_rrf.html"' in index.dom
     assert index.external_requests == [] and index.missing == []
+    # the evaluate chapter: its charts draw and its spreadsheet has one row per held-out query
+    held_out = json.loads((REPO / "data" / "helpcenter" / "evaluation.heldout.json").read_text(encoding="utf-8"))
+    chapter = open_page(out, "notebooks/avalie_sua_busca.html")
+    assert '<svg class="main-svg"' in chapter.dom
+    assert tbody_rows(chapter.dom, "spreadsheet") == len(held_out)
+    assert_offline(out, chapter)
 
 
 def test_real_project_refuses_a_question_edited_after_freezing(tmp_path):
