@@ -91,6 +91,9 @@ def _add_evaluate(sub) -> None:
     p.add_argument("--arcadedb-url", help="an external ArcadeDB server (password in $GABARITO_ARCADEDB_PASSWORD)")
     p.add_argument("--db-dir", type=Path, help="root folder of the embedded ArcadeDB server")
     p.add_argument("--label", default="", help="a free-text name for this run")
+    p.add_argument("--reranker", help="a second reading of the first --rerank-n chunks: a cross-encoder id or "
+                                      "folder, bi:<model>, maxsim:<model> or splade")
+    p.add_argument("--rerank-n", type=int, default=20, help="chunks read again by --reranker (default: 20)")
 
 
 def _add_compare(sub) -> None:
@@ -110,7 +113,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     config = EvalConfig(segmentation=args.segmentation, prefix_title=args.prefix_title, method=args.method,
                         model=args.model, engine=args.engine, analyzer=args.analyzer, k=args.k,
-                        chunk_depth=args.chunk_depth, rrf_k=args.rrf_k, label=args.label).effective()
+                        chunk_depth=args.chunk_depth, rrf_k=args.rrf_k, label=args.label,
+                        reranker=args.reranker, rerank_n=args.rerank_n).effective()
     if args.out is not None and args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         raise GabaritoError("already holds a run or other files; choose another --out", path=args.out)
     documents = load_documents(args.documents)

@@ -108,6 +108,8 @@ class EvalConfig:
     chunk_depth: int = 50
     rrf_k: int = 60
     label: str = ""
+    reranker: str | None = None
+    rerank_n: int = 20
 
     @property
     def uses_vectors(self) -> bool:
@@ -126,7 +128,7 @@ class EvalConfig:
         if self.engine not in ENGINES:
             raise GabaritoError(f"unknown engine {self.engine!r}; valid: {', '.join(ENGINES)}")
         spec = describe(self.segmentation)["spec"]  # raises on a bad spec
-        for name in ("k", "chunk_depth", "rrf_k"):
+        for name in ("k", "chunk_depth", "rrf_k", "rerank_n"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise GabaritoError(f"{name} must be a whole number, not {value!r}")
@@ -150,8 +152,12 @@ class EvalConfig:
             if self.engine == "memory" and analyzer != "standard":
                 raise GabaritoError(f"analyzer {analyzer!r} needs --engine arcadedb: the memory engine's BM25 "
                                     f"does no stemming (use --analyzer standard there)")
+        if self.rerank_n < 1:
+            raise GabaritoError(f"rerank_n must be at least 1, not {self.rerank_n}")
+        reranker = (self.reranker or "").strip() or None
         return replace(self, segmentation=spec, prefix_title=bool(self.prefix_title), model=model,
-                       analyzer=analyzer, label=str(self.label or ""))
+                       analyzer=analyzer, label=str(self.label or ""), reranker=reranker,
+                       rerank_n=self.rerank_n if reranker else 20)
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -348,6 +354,19 @@ def _query_row(query, ranked_chunks: list[tuple[str, float]], chunks_by_id: dict
     return row
 
 
+def _reranked(query: str, ranked: list[tuple[str, float]], chunks_by_id: dict[str, Chunk], reader,
+              n: int) -> list[tuple[str, float]]:
+    """Second reading of the first ``n`` chunks; the rest follow in their order, scored below
+    every re-read chunk (so scores stay finite and the order is the one :func:`rerank` gives)."""
+    from .rerank import rerank
+
+    out = rerank(query, [(cid, chunks_by_id[cid].text) for cid, _ in ranked], reader, n=n)
+    head = [(cid, float(s)) for cid, s in out if np.isfinite(s)]
+    floor = min((s for _, s in head), default=0.0) - 1.0
+    tail = [(cid, floor - i * 1e-6) for i, (cid, s) in enumerate(out[len(head):])]
+    return head + tail
+
+
 def _measure(values: list[float], seed: int) -> dict | None:
     if not values:
         return None
@@ -390,7 +409,7 @@ def summarize(rows: Sequence[dict], k: int, *, seed: int = DEFAULT_SEED) -> dict
 def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *, encoder=None,
                    cache=None, arcadedb_url: str | None = None, db_dir: str | Path | None = None,
                    documents_path: str | Path | None = None, evaluation_path: str | Path | None = None,
-                   echo: Echo | None = _echo_default) -> dict:
+                   echo: Echo | None = _echo_default, reranker=None) -> dict:
     """Search every query and return the run record (see the module docstring).
 
     ``encoder`` (anything with the :class:`gabarito.models.TextEncoder` interface) replaces
@@ -398,6 +417,9 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
     :class:`gabarito.models.EmbeddingCache` (the default one when ``None``). ``arcadedb_url``
     and ``db_dir`` choose the ArcadeDB server (see :func:`gabarito.engines.arcadedb.connect`;
     the embedded one lives under ``db_dir``). ``echo`` receives progress lines (None: silent).
+    With ``config.reranker`` set (or a ``reranker`` object given, see :mod:`gabarito.rerank`),
+    the first ``config.rerank_n`` chunks of each question are read again and reordered before
+    collapsing to documents; the chunks below ``rerank_n`` keep their order, after them.
     """
     started = time.perf_counter()
     echo = echo or (lambda _text: None)
@@ -452,6 +474,15 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         ranked = [_search(engine, cfg, q.query, query_vectors[i] if query_vectors is not None else None)
                   for i, q in enumerate(queries)]
         timings["search_s"] = time.perf_counter() - t0
+    reranker_prov = None
+    if cfg.reranker or reranker is not None:
+        from .rerank import load_reranker
+
+        reader = reranker if reranker is not None else load_reranker(cfg.reranker)
+        reranker_prov = dict(reader.provenance())
+        t0 = time.perf_counter()
+        ranked = [_reranked(q.query, r, chunks_by_id, reader, cfg.rerank_n) for q, r in zip(queries, ranked)]
+        timings["rerank_s"] = time.perf_counter() - t0
     rows = [_query_row(q, r, chunks_by_id, cfg.k) for q, r in zip(queries, ranked, strict=True)]
     timings["total_s"] = time.perf_counter() - started
     timings = {name: round(value, 4) for name, value in timings.items()}
@@ -465,6 +496,7 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         "config": asdict(cfg),
         "segmentation": describe(cfg.segmentation, prefix_title=cfg.prefix_title),
         "model": model_prov,
+        "reranker": reranker_prov,
         "engine": engine.info,
         "corpus_sha256": corpus_sha,
         "documents_path": str(documents_path) if documents_path is not None else None,

