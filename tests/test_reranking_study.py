@@ -93,6 +93,7 @@ def test_quick_run_writes_complete_results(study_copy, tmp_path):
             tokens = res["tokens"]["per_chunk_size"][spec][reader]
             assert tokens["pair_tokens"]["mean"] > tokens["chunk_tokens"]["mean"] > 0
     assert len(lat["yardstick"]) == 4
+    assert set(lat["same_work_twice"]) == set(READERS)
 
     scorers = res["calibration"]["scorers"]
     assert "cosine e5 (first stage)" in scorers and "cosine MiniLM (first stage)" in scorers

@@ -133,6 +133,25 @@ def timed(fn, inputs, min_queries: int) -> dict:
     return out
 
 
+def interleaved(fns: dict, inputs, min_queries: int) -> dict:
+    """Like :func:`timed` for several settings at once, alternating them query by query so that
+    every setting meets the same load on a shared machine (no setting is timed in a quieter spell)."""
+    reps = max(1, math.ceil(min_queries / len(inputs)))
+    samples = {name: [] for name in fns}
+    for _ in range(reps):
+        for x in inputs:
+            for name, fn in fns.items():
+                t0 = time.perf_counter()
+                fn(x)
+                samples[name].append((time.perf_counter() - t0) * 1000.0)
+    out = {}
+    for name, values in samples.items():
+        out[name] = timing.summarize(values)
+        out[name]["qps"] = throughput(len(values), sum(values) / 1000.0)
+        out[name]["order"] = "interleaved with " + ", ".join(n for n in fns if n != name)
+    return out
+
+
 def start_server(root: Path, heap: str) -> ArcadeServer:
     server = ArcadeServer(root, heap=heap).start()
     return server
@@ -297,8 +316,8 @@ def synthetic_stage(n: int, base: np.ndarray, q_vecs: np.ndarray, args) -> dict:
             knn(v)
             knn(v, args.ef_high)
         lat = {"http_floor": timed(lambda _: client.query("SELECT 1 AS one"), qs, args.min_queries),
-               "knn_default": timed(lambda v: knn(v), qs, args.min_queries),
-               f"knn_ef{args.ef_high}": timed(lambda v: knn(v, args.ef_high), qs, args.min_queries)}
+               **interleaved({"knn_default": lambda v: knn(v),
+                              f"knn_ef{args.ef_high}": lambda v: knn(v, args.ef_high)}, qs, args.min_queries)}
         mem["after_queries"] = rss(server)
         got_default = [knn(v) for v in qs]
         got_high = [knn(v, args.ef_high) for v in qs]
