@@ -116,7 +116,7 @@ for c in ORDEM:
 #| code-summary: "Mostrar código: matriz de significância"
 #| fig-cap: "Valor-p de Holm (nDCG@10) para cada par de métodos, por coleção; escuro = significativo a 5%."
 for c in ORDEM:
-    p = {(t["a"], t["b"]): t["p_holm"] for t in cols[c]["tests"] if t["measure"] == "nDCG@10"}
+    p = {(t["a"], t["b"]): t["p_holm"] for t in cols[c]["tests"]["nDCG@10"]}
     z = [[(p.get((a, b)) if (a, b) in p else p.get((b, a))) if a != b else None for b in METODOS] for a in METODOS]
     fig = go.Figure(go.Heatmap(z=z, x=[L(m) for m in METODOS], y=[L(m) for m in METODOS], zmin=0, zmax=0.1,
                                colorscale=[[0, "#0E7490"], [0.5, "#A5F3FC"], [1, "#F8FAFC"]],
@@ -135,8 +135,8 @@ for c in ORDEM:
 # %%
 #| code-summary: "Mostrar código: a resposta, coleção por coleção"
 def teste(c, a, b, medida):
-    for t in cols[c]["tests"]:
-        if t["measure"] == medida and {t["a"], t["b"]} == {a, b}:
+    for t in cols[c]["tests"][medida]:
+        if {t["a"], t["b"]} == {a, b}:
             sinal = 1 if t["a"] == a else -1
             return sinal * t["mean_diff"], t["p_holm"], sinal * t["dz"]
     return None
