@@ -17,13 +17,13 @@ import runpy
 import sys
 from pathlib import Path
 
-from .datasets import MIRROR_ENV, fetch, load_manifest
-from .errors import GabaritoError
-from .gold import verify_frozen
-from .hashing import sha256_file
-from .records import stale_reason
+from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest
+from gabarito.errors import GabaritoError
+from gabarito.inputs.gold import verify_frozen
+from gabarito.hashing import sha256_file
+from gabarito.study.records import stale_reason
 
-ROOT = Path(__file__).resolve().parent.parent
+from gabarito.paths import ROOT  # noqa: E402
 STUDIES = ROOT / "case-studies"
 
 
@@ -63,7 +63,7 @@ def run_study(meta: dict, extra: list[str]) -> None:
 
 
 def _add_evaluate(sub) -> None:
-    from .evaluate import ANALYZERS, DEFAULT_MODEL, ENGINES, METHODS
+    from gabarito.evaluation.run import ANALYZERS, DEFAULT_MODEL, ENGINES, METHODS
 
     p = sub.add_parser(
         "evaluate", help="measure search quality on your documents and questions",
@@ -108,8 +108,8 @@ def _add_compare(sub) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .documents import load_documents, load_evaluation
-    from .evaluate import EvalConfig, format_summary, run_evaluation, unique_run_id, write_run
+    from gabarito.inputs.documents import load_documents, load_evaluation
+    from gabarito.evaluation.run import EvalConfig, format_summary, run_evaluation, unique_run_id, write_run
 
     config = EvalConfig(segmentation=args.segmentation, prefix_title=args.prefix_title, method=args.method,
                         model=args.model, engine=args.engine, analyzer=args.analyzer, k=args.k,
@@ -130,7 +130,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare_runs, format_comparison, load_runs
+    from gabarito.evaluation.compare import compare_runs, format_comparison, load_runs
 
     result = compare_runs(load_runs(args.runs, args.log), args.measure)
     for warning in result["warnings"]:
@@ -181,11 +181,11 @@ def main(argv: list[str] | None = None) -> int:
                     run_study(meta, ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else [])
                 else:
                     print(f"{name}: results are current")
-            from .site import build
+            from gabarito.publish.site import build
 
             build(ROOT)
         elif args.cmd == "site":
-            from .site import build
+            from gabarito.publish.site import build
 
             build(ROOT, renderer=args.renderer)
     except GabaritoError as exc:

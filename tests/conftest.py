@@ -18,7 +18,7 @@ def mirror() -> Path:
 
 @pytest.fixture(scope="session")
 def corpus_path(mirror, tmp_path_factory) -> Path:
-    from gabarito.datasets import fetch
+    from gabarito.inputs.datasets import fetch
 
     return fetch("social_acceptance", mirror=mirror, dest=tmp_path_factory.mktemp("data")) / "social_acceptance.syno"
 
@@ -26,7 +26,7 @@ def corpus_path(mirror, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def arcade_server(tmp_path_factory):
     """One real ArcadeDB server (from arcadedb-embedded) shared by the integration tests."""
-    from gabarito.engines.arcadedb import ArcadeServer
+    from gabarito.retrieval.arcadedb import ArcadeServer
 
     with ArcadeServer(tmp_path_factory.mktemp("arcade"), heap="1g") as srv:
         yield srv

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gabarito.engines.arcadedb import ANALYZERS, ArcadeClient, ArcadeIndex, ArcadeServer, analyzer_class, schema_sql
+from gabarito.retrieval.arcadedb import ANALYZERS, ArcadeClient, ArcadeIndex, ArcadeServer, analyzer_class, schema_sql
 from gabarito.errors import GabaritoError
 
 PT = "org.apache.lucene.analysis.pt.PortugueseAnalyzer"

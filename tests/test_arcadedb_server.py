@@ -14,7 +14,7 @@ import threading
 import numpy as np
 import pytest
 
-from gabarito.engines.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, connect
+from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, connect
 from gabarito.errors import GabaritoError
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from gabarito.engines.arcadedb import (ArcadeClient, ArcadeIndex, ArcadeServer, _reason, connect,
+from gabarito.retrieval.arcadedb import (ArcadeClient, ArcadeIndex, ArcadeServer, _reason, connect,
                                        lucene_escape, schema_sql)
 from gabarito.errors import GabaritoError
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.collections import (
+from gabarito.inputs.collections import (
     COLLECTIONS,
     CRANFIELD_GRADES,
     load_collection,

@@ -1,6 +1,6 @@
 import pytest
 
-from gabarito.corpus import SEARCH_FIELDS, load_synesis, parse_synesis
+from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis, parse_synesis
 from gabarito.errors import GabaritoError
 
 BLOCK = """ONTOLOGY Alpha_Beta

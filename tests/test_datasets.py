@@ -1,7 +1,7 @@
 
 import pytest
 
-from gabarito.datasets import fetch
+from gabarito.inputs.datasets import fetch
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_bytes
 

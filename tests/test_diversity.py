@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gabarito.diversity import distinct, mmr, repeated_text_fraction, shingles
+from gabarito.retrieval.diversity import distinct, mmr, repeated_text_fraction, shingles
 from gabarito.errors import GabaritoError
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.documents import (
+from gabarito.inputs.documents import (
     Document,
     EvalQuery,
     Evaluation,

@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gabarito import evaluate as ev
+from gabarito.evaluation import run as ev
 from gabarito.cli import main
-from gabarito.compare import compare_runs, config_differences, load_runs, measure_values
-from gabarito.documents import load_documents, load_evaluation
+from gabarito.evaluation.compare import compare_runs, config_differences, load_runs, measure_values
+from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.errors import GabaritoError
-from gabarito.evaluate import CSV_COLUMNS, EvalConfig, run_evaluation, write_run
-from gabarito.models import EmbeddingCache
+from gabarito.evaluation.run import CSV_COLUMNS, EvalConfig, run_evaluation, write_run
+from gabarito.retrieval.models import EmbeddingCache
 
 FAKE_MODEL = "test/fake-bow-64"
 

@@ -1,7 +1,7 @@
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.fusion import lost_by_fusion, rrf
+from gabarito.retrieval.fusion import lost_by_fusion, rrf
 
 
 def test_rrf_hand_computed():

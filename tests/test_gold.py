@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.corpus import load_synesis
+from gabarito.inputs.corpus import load_synesis
 from gabarito.errors import GabaritoError
-from gabarito.gold import content_words, draw_sample, freeze, load_gold, rule_violations, verify_frozen
+from gabarito.inputs.gold import content_words, draw_sample, freeze, load_gold, rule_violations, verify_frozen
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "case-studies" / "benchmark_rrf"
@@ -94,7 +94,7 @@ def test_missing_manifest(tmp_path):
 
 
 def test_stratified_split_is_reproducible_and_keeps_strata():
-    from gabarito.gold import stratified_split
+    from gabarito.inputs.gold import stratified_split
 
     items = [{"id": i, "type": t} for i, t in enumerate(["a"] * 10 + ["b"] * 6 + ["c"] * 2)]
     tune, held = stratified_split(items, lambda x: x["type"], 0.3, seed=7)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from gabarito.engines.memory import BM25, ExactVectors
+from gabarito.retrieval.memory import BM25, ExactVectors
 from gabarito.errors import GabaritoError
 
 DOCS = {"d1": "wind turbines near the village", "d2": "solar panels on roofs",

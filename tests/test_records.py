@@ -4,7 +4,7 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, sha256_file
-from gabarito.records import append_jsonl, check_results_gold, provenance, write_results, write_trec_run
+from gabarito.study.records import append_jsonl, check_results_gold, provenance, write_results, write_trec_run
 
 
 def _prov(gold):

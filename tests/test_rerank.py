@@ -15,7 +15,7 @@ from scipy.stats import binomtest
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
-from gabarito.rerank import (
+from gabarito.retrieval.rerank import (
     BiEncoderReranker,
     CrossEncoderReranker,
     MaxSimReranker,
@@ -293,7 +293,7 @@ UNRELATED = "Bananas are a yellow tropical fruit rich in potassium."
 
 @pytest.fixture(scope="module")
 def minilm_source():
-    from gabarito.models import resolve
+    from gabarito.retrieval.models import resolve
 
     source = resolve(MINILM, engine="sentence-transformers")
     if source.origin == "hub":
@@ -303,7 +303,7 @@ def minilm_source():
 
 @pytest.mark.integration
 def test_bi_encoder_reranker_real_model(minilm_source):
-    from gabarito.models import Encoder
+    from gabarito.retrieval.models import Encoder
 
     r = BiEncoderReranker(Encoder(MINILM))
     rel, unrel = r.score(QUERY, [RELEVANT, UNRELATED])

@@ -1,4 +1,4 @@
-"""Fast tests of gabarito.rerank_study (no model, no network)."""
+"""Fast tests of gabarito.study.rerank_helpers (no model, no network)."""
 
 import math
 import os
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.rerank import rerank
-from gabarito.rerank_study import (
+from gabarito.retrieval.rerank import rerank
+from gabarito.study.rerank_helpers import (
     ScoreTable,
     describe_counts,
     finite_or_none,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.records import check_results_gold
+from gabarito.study.records import check_results_gold
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "case-studies" / "reranking"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.scaling import (
+from gabarito.measure.scaling import (
     exact_topk,
     extrapolate_seconds,
     loglog_fit,

@@ -2,9 +2,9 @@ import re
 
 import pytest
 
-from gabarito.documents import Document
+from gabarito.inputs.documents import Document
 from gabarito.errors import GabaritoError
-from gabarito.segment import (
+from gabarito.inputs.segment import (
     SEGMENTER_VERSION,
     Chunk,
     chunk_containing,

@@ -18,10 +18,10 @@ import nbformat
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.gold import freeze
+from gabarito.inputs.gold import freeze
 from gabarito.hashing import sha256_file
-from gabarito.plots import FIGURE_MARKER
-from gabarito.site import build, remote_loads
+from gabarito.publish.plots import FIGURE_MARKER
+from gabarito.publish.site import build, remote_loads
 
 from browser import find_chromium, open_page
 

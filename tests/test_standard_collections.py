@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.records import check_results_gold
+from gabarito.study.records import check_results_gold
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "case-studies" / "standard_collections"
@@ -112,7 +112,7 @@ def test_study_on_adi_end_to_end(study_copy, tmp_path, mirror):
 
 def test_cisi_excluded_queries_are_counted(mirror):
     """CISI has 36 queries without any relevant document: they are left out and counted."""
-    from gabarito.collections import load_collection
+    from gabarito.inputs.collections import load_collection
 
     if not (Path(mirror) / "cisi").exists():
         pytest.skip("no CISI in the mirror")

@@ -5,7 +5,7 @@ import pytest
 from scipy.stats import binomtest
 
 from gabarito.errors import GabaritoError
-from gabarito.stats import (
+from gabarito.measure.stats import (
     bootstrap_ci,
     compare_methods,
     effect_size,
@@ -89,7 +89,7 @@ def test_bootstrap_ci_contains_mean_and_is_deterministic():
 
 
 def test_chunked_resampling_gives_the_same_results(monkeypatch):
-    import gabarito.stats as stats
+    import gabarito.measure.stats as stats
 
     values = np.arange(10, dtype=float)
     whole = bootstrap_ci(values, n_resamples=500, seed=8)

@@ -1,5 +1,5 @@
-from gabarito import study
-from gabarito.gold import Pair
+from gabarito.study import assemble as study
+from gabarito.inputs.gold import Pair
 
 PAIRS = [Pair("q1", "question one", "A"), Pair("q2", "question two", "B"), Pair("q3", "question three", "C")]
 BM25 = {"q1": [("A", 3.0), ("X", 2.0)], "q2": [("X", 5.0), ("Y", 4.0)], "q3": [("Z", 1.0)]}

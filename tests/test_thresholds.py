@@ -1,4 +1,4 @@
-from gabarito import thresholds
+from gabarito.measure import thresholds
 
 ROWS = [
     {"id": "a", "answerable": True, "hit@1": True, "top_score": 0.9},

@@ -1,7 +1,7 @@
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.timing import summarize, time_calls
+from gabarito.measure.timing import summarize, time_calls
 
 
 def test_summarize_known_samples():

@@ -17,16 +17,18 @@ import shutil
 import time
 from pathlib import Path
 
-from gabarito import fusion, study, timing
-from gabarito.corpus import SEARCH_FIELDS, load_synesis
-from gabarito.datasets import dataset_file
-from gabarito.engines.arcadedb import ArcadeIndex, connect
-from gabarito.engines.memory import ExactVectors, without_stop_words
+from gabarito.retrieval import fusion
+from gabarito.study import assemble as study
+from gabarito.measure import timing
+from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
+from gabarito.inputs.datasets import dataset_file
+from gabarito.retrieval.arcadedb import ArcadeIndex, connect
+from gabarito.retrieval.memory import ExactVectors, without_stop_words
 from gabarito.errors import run_main
-from gabarito.gold import load_gold, verify_frozen
+from gabarito.inputs.gold import load_gold, verify_frozen
 from gabarito.hashing import sha256_file
-from gabarito.models import EmbeddingCache, Encoder, cache_dir
-from gabarito.records import append_jsonl, provenance, write_results, write_trec_qrels, write_trec_run
+from gabarito.retrieval.models import EmbeddingCache, Encoder, cache_dir
+from gabarito.study.records import append_jsonl, provenance, write_results, write_trec_qrels, write_trec_run
 
 HERE = Path(__file__).resolve().parent
 GOLD_SETS = {"main": "questions.json", "extended": "questions_extended.json"}

@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gabarito.corpus import load_synesis
-from gabarito.datasets import dataset_file
-from gabarito.gold import draw_sample
+from gabarito.inputs.corpus import load_synesis
+from gabarito.inputs.datasets import dataset_file
+from gabarito.inputs.gold import draw_sample
 from gabarito.hashing import atomic_write_json, sha256_file
 
 HERE = Path(__file__).resolve().parent

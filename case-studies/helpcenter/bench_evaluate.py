@@ -14,12 +14,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from gabarito.documents import load_documents, load_evaluation
+from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.errors import run_main
-from gabarito.evaluate import EvalConfig, run_evaluation
-from gabarito.gold import verify_frozen
-from gabarito.models import EmbeddingCache, load_encoder
-from gabarito.records import git_state, machine, now_iso
+from gabarito.evaluation.run import EvalConfig, run_evaluation
+from gabarito.inputs.gold import verify_frozen
+from gabarito.retrieval.models import EmbeddingCache, load_encoder
+from gabarito.study.records import git_state, machine, now_iso
 from gabarito.hashing import atomic_write_json
 
 HERE = Path(__file__).resolve().parent

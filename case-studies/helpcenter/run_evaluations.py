@@ -14,12 +14,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from gabarito.documents import load_documents, load_evaluation
+from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.errors import run_main
-from gabarito.evaluate import EvalConfig, run_evaluation, write_run
-from gabarito.gold import verify_frozen
-from gabarito.models import cache_dir
-from gabarito.records import provenance, write_results
+from gabarito.evaluation.run import EvalConfig, run_evaluation, write_run
+from gabarito.inputs.gold import verify_frozen
+from gabarito.retrieval.models import cache_dir
+from gabarito.study.records import provenance, write_results
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "data" / "helpcenter"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gabarito.documents import load_documents, load_evaluation
-from gabarito.gold import freeze, stratified_split
+from gabarito.inputs.documents import load_documents, load_evaluation
+from gabarito.inputs.gold import freeze, stratified_split
 from gabarito.hashing import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[2]

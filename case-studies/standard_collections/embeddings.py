@@ -1,7 +1,7 @@
 """Document and query vectors of the standard collections, cached on disk.
 
 Shared by ``run_study.py`` and ``bench_scaling.py`` so both read the same vectors. The cache is
-:class:`gabarito.models.EmbeddingCache` under ``<cache dir>/embeddings-standard_collections``
+:class:`gabarito.retrieval.models.EmbeddingCache` under ``<cache dir>/embeddings-standard_collections``
 (kept apart from the flagship's store so concurrent runs never rewrite each other's files).
 Corpora are encoded in chunks, each saved before the next starts, so an interrupted run loses
 at most one chunk; progress is printed with the rate and an estimate of the time left.
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.models import EmbeddingCache, cache_dir, load_encoder
+from gabarito.retrieval.models import EmbeddingCache, cache_dir, load_encoder
 
 MODELS = {
     "minilm": "sentence-transformers/all-MiniLM-L6-v2",
@@ -87,7 +87,7 @@ class Vectors:
 
 
 def main(argv=None) -> int:
-    from gabarito.collections import load_collection
+    from gabarito.inputs.collections import load_collection
 
     names = (argv if argv is not None else sys.argv[1:]) or ["adi", "medline", "cisi", "cranfield", "npl"]
     vec = Vectors()

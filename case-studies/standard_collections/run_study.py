@@ -42,16 +42,19 @@ sys.path.insert(0, str(HERE))
 
 from embeddings import MODELS, Vectors
 
-from gabarito import fusion, metrics, stats, study
-from gabarito.collections import COLLECTIONS, load_collection
-from gabarito.datasets import fetch, load_manifest
-from gabarito.engines.arcadedb import ArcadeClient, ArcadeIndex, analyzer_class, connect
-from gabarito.engines.memory import ExactVectors
+from gabarito.retrieval import fusion
+from gabarito.measure import metrics
+from gabarito.measure import stats
+from gabarito.study import assemble as study
+from gabarito.inputs.collections import COLLECTIONS, load_collection
+from gabarito.inputs.datasets import fetch, load_manifest
+from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, analyzer_class, connect
+from gabarito.retrieval.memory import ExactVectors
 from gabarito.errors import GabaritoError, run_main
 from gabarito.hashing import atomic_write_text, sha256_file
-from gabarito.models import cache_dir
-from gabarito.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity
-from gabarito.records import provenance, write_results, write_trec_run
+from gabarito.retrieval.models import cache_dir
+from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity
+from gabarito.study.records import provenance, write_results, write_trec_run
 
 ORDER = ("adi", "cranfield", "cisi", "medline", "npl")
 MEASURES = ("nDCG@10", "AP@100", "R@100", "RR@10", "P@10")

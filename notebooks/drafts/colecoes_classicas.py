@@ -22,8 +22,9 @@ from pathlib import Path
 import plotly.graph_objects as go
 from IPython.display import HTML, Markdown, display
 
-from gabarito import charts, report
-from gabarito.collections import CRANFIELD_GRADES
+from gabarito.publish import charts
+from gabarito.publish import formatting as report
+from gabarito.inputs.collections import CRANFIELD_GRADES
 
 BASE = Path("../case-studies/standard_collections")
 res = report.load_results(BASE)  # recusa resultados calculados sobre outros julgamentos

@@ -1,1 +1,0 @@
-"""Search engines measured by gabarito: an in-memory reference and ArcadeDB over HTTP."""

@@ -1,0 +1,258 @@
+"""Comparing evaluation runs query by query: did a change help, and is that more than noise?
+
+The first run is the baseline; every other run is compared with it on the answerable queries
+(paired by query id). Runs judged against different gold are refused, since their numbers
+do not measure the same thing. When a run differs from the baseline in more than one setting
+(corpus, segmentation, model, ...), a warning says so: the difference cannot be credited to any
+one of them. A setting a run does not use (``None``: the model of a BM25 run, the analyzer of a
+dense run) does not count as a difference.
+
+For each pair, on the chosen measure and on hit@1: wins (the other run scores higher than
+the baseline), losses and ties, an exact two-sided sign test, and a paired randomization test
+of the mean difference (:mod:`gabarito.measure.stats`, fixed seed). ``flipped`` lists the queries whose
+hit@1 changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from gabarito.errors import GabaritoError
+from gabarito.measure.stats import DEFAULT_SEED, paired_randomization_test, sign_test
+
+__all__ = ["VARIABLES", "load_runs", "config_differences", "measure_values", "compare_runs",
+           "format_comparison"]
+
+#: The settings compared between runs (``corpus`` is the documents' content hash).
+VARIABLES = ("corpus", "segmentation", "prefix_title", "model", "method", "engine", "analyzer", "k",
+             "chunk_depth", "rrf_k", "reranker", "rerank_n")
+_MEASURE = re.compile(r"^(m?rr|hit)@([1-9][0-9]*)$", re.IGNORECASE)
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+def _read_json(path: Path) -> dict:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise GabaritoError(f"cannot read the run ({exc.strerror or exc})", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise GabaritoError(f"invalid JSON at line {exc.lineno}: {exc.msg}", path=path) from None
+    return _checked(record, path)
+
+
+def _checked(record: object, where: object) -> dict:
+    if not isinstance(record, dict) or not all(k in record for k in ("run_id", "config", "per_query",
+                                                                       "evaluation_sha256")):
+        raise GabaritoError("not a gabarito evaluate run record", path=where)
+    return record
+
+
+def load_runs(refs: Sequence[str], log_path: str | Path) -> list[dict]:
+    """The run records named by ``refs``, in order: each is the path of a ``run.json`` (or of
+    the folder holding one), or a run id found in the JSONL log at ``log_path``."""
+    log_path = Path(log_path)
+    logged: dict[str, list[dict]] | None = None
+    records = []
+    for ref in refs:
+        path = Path(ref)
+        if path.is_dir() and (path / "run.json").is_file():
+            records.append(_read_json(path / "run.json"))
+            continue
+        if path.is_file():
+            records.append(_read_json(path))
+            continue
+        if logged is None:
+            logged = {}
+            if log_path.is_file():
+                for lineno, line in enumerate(log_path.read_text(encoding="utf-8").splitlines(), start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rec = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise GabaritoError(f"invalid JSON: {exc.msg}", path=log_path,
+                                            record=f"line {lineno}") from None
+                    if isinstance(rec, dict) and "run_id" in rec:
+                        logged.setdefault(str(rec["run_id"]), []).append(rec)
+        found = logged.get(ref, [])
+        if not found:
+            where = f"in the log {log_path}" if log_path.is_file() else f"(no log at {log_path})"
+            raise GabaritoError(f"no run {ref!r}: not a run.json file and not a run id {where}")
+        if len(found) > 1:
+            raise GabaritoError(f"run id {ref!r} appears {len(found)} times in the log; "
+                                f"name its run.json instead", path=log_path)
+        records.append(_checked(found[0], log_path))
+    return records
+
+
+# --- comparing -------------------------------------------------------------------------------
+
+def _settings(record: dict) -> dict:
+    cfg = record["config"]
+    return {"corpus": record.get("corpus_sha256"), **{v: cfg.get(v) for v in VARIABLES if v != "corpus"}}
+
+
+def config_differences(a: dict, b: dict) -> list[str]:
+    """The settings (of :data:`VARIABLES`) that differ between two run records; a setting
+    that one of them does not use (``None``) does not count."""
+    sa, sb = _settings(a), _settings(b)
+    return [v for v in VARIABLES if sa[v] is not None and sb[v] is not None and sa[v] != sb[v]]
+
+
+def _parse_measure(measure: str) -> tuple[str, int, str]:
+    m = _MEASURE.match(measure.strip()) if isinstance(measure, str) else None
+    if not m:
+        raise GabaritoError(f"unknown measure {measure!r}; use RR@n or hit@n (e.g. RR@10, hit@1)")
+    kind = "hit" if m.group(1).lower() == "hit" else "RR"
+    n = int(m.group(2))
+    return kind, n, f"{kind}@{n}"
+
+
+def measure_values(record: dict, measure: str) -> dict[str, float]:
+    """``{query id: value}`` of ``RR@n`` or ``hit@n`` for the answerable queries of a run,
+    recomputed from the returned documents (``n`` may not exceed the run's ``k``)."""
+    kind, n, name = _parse_measure(measure)
+    k = int(record["config"]["k"])
+    if n > k:
+        raise GabaritoError(f"run {record['run_id']} kept only the top {k} documents, so it has no {name}; "
+                            f"use --measure {kind}@{k} or less")
+    out = {}
+    for row in record["per_query"]:
+        if not row["answerable"]:
+            continue
+        relevant = set(row["expected"])
+        ids = [r["id"] for r in row["returned"]][:n]
+        rank = next((i for i, d in enumerate(ids, start=1) if d in relevant), None)
+        out[row["id"]] = (1.0 / rank if rank else 0.0) if kind == "RR" else float(rank is not None)
+    return out
+
+
+def _test(a: list[float], b: list[float], seed: int) -> dict:
+    """``b`` against the baseline ``a``: wins are queries where ``b`` is higher."""
+    sign = sign_test(b, a)
+    return {"mean_a": float(np.mean(a)), "mean_b": float(np.mean(b)), "mean_diff": float(np.mean(b) - np.mean(a)),
+            "wins": sign["wins"], "losses": sign["losses"], "ties": sign["ties"], "p_sign": sign["p"],
+            "p_randomization": paired_randomization_test(b, a, seed=seed)}
+
+
+def _run_row(record: dict, measure: str) -> dict:
+    """One line of the side-by-side table, recomputed from the per-query rows."""
+    cfg, k = record["config"], int(record["config"]["k"])
+
+    def mean(name: str) -> float | None:
+        if int(name.split("@")[1]) > k:
+            return None
+        return float(np.mean(list(measure_values(record, name).values())))
+
+    values = measure_values(record, measure)
+    return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),
+            "settings": _settings(record), "n_answerable": len(values),
+            "top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}"),
+            "measure": float(np.mean(list(values.values())))}
+
+
+def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int = DEFAULT_SEED) -> dict:
+    """Compare every run with the first one (see the module docstring).
+
+    Returns ``{"measure", "baseline", "runs": [...], "warnings": [...], "pairs": [...]}``; each
+    pair holds ``changed`` (the settings that differ), ``n`` (answerable queries), ``tests``
+    (``{measure: {...}, "hit@1": {...}}`` with means, wins/losses/ties, ``p_sign`` and
+    ``p_randomization``) and ``flipped`` (queries whose hit@1 changed, ``gained`` or ``lost``).
+    """
+    records = list(records)
+    if len(records) < 2:
+        raise GabaritoError("compare needs at least two runs")
+    _, _, name = _parse_measure(measure)
+    base = records[0]
+    for other in records[1:]:
+        if other["evaluation_sha256"] != base["evaluation_sha256"]:
+            raise GabaritoError(f"runs judged against different gold: {base['run_id']} and {other['run_id']} "
+                                f"have different evaluation hashes ({base['evaluation_sha256'][:12]}... vs "
+                                f"{other['evaluation_sha256'][:12]}...)")
+    warnings = []
+    pairs = []
+    base_rows = {r["id"]: r for r in base["per_query"]}
+    tests_on = [name] + (["hit@1"] if name != "hit@1" else [])
+    base_values = {m: measure_values(base, m) for m in tests_on}
+    qids = list(base_values[name])
+    for other in records[1:]:
+        changed = config_differences(base, other)
+        if len(changed) > 1:
+            warnings.append(f"{other['run_id']} differs from {base['run_id']} in {len(changed)} settings "
+                            f"({', '.join(changed)}): a difference cannot be credited to any one of them")
+        if not changed:
+            warnings.append(f"{other['run_id']} has the same settings as {base['run_id']}: differences are "
+                            f"run-to-run variation (or code changes)")
+        values = {m: measure_values(other, m) for m in tests_on}
+        if set(values[name]) != set(qids):
+            raise GabaritoError(f"runs {base['run_id']} and {other['run_id']} cover different queries")
+        tests = {m: _test([base_values[m][q] for q in qids], [values[m][q] for q in qids], seed)
+                 for m in tests_on}
+        other_rows = {r["id"]: r for r in other["per_query"]}
+        flipped = []
+        for q in qids:
+            a, b = base_values["hit@1"][q], values["hit@1"][q]
+            if a != b:
+                ra, rb = base_rows[q], other_rows[q]
+                flipped.append({
+                    "id": q, "query": ra["query"], "expected": ra["expected"],
+                    "change": "gained" if b > a else "lost",
+                    "top_a": ra["returned"][0]["id"] if ra["returned"] else "",
+                    "top_b": rb["returned"][0]["id"] if rb["returned"] else "",
+                    f"{name}_a": base_values[name][q], f"{name}_b": values[name][q],
+                })
+        pairs.append({"a": base["run_id"], "b": other["run_id"], "changed": changed, "n": len(qids),
+                      "tests": tests, "flipped": flipped})
+    return {"measure": name, "baseline": base["run_id"], "runs": [_run_row(r, name) for r in records],
+            "warnings": warnings, "pairs": pairs}
+
+
+# --- printing --------------------------------------------------------------------------------
+
+def _num(x: float | None, width: int = 6) -> str:
+    return f"{'-':>{width}}" if x is None else f"{x:>{width}.3f}"
+
+
+def format_comparison(result: dict) -> str:
+    """A plain-text table of a :func:`compare_runs` result."""
+    name = result["measure"]
+    runs = result["runs"]
+    setting_cols = ("method", "engine", "segmentation", "model", "analyzer", "k")
+    header = ["#", "run", "label", *setting_cols]
+    table = []
+    for i, r in enumerate(runs, start=1):
+        s = r["settings"]
+        model = s["model"].rsplit("/", 1)[-1] if s["model"] else "-"
+        table.append([str(i), r["run_id"], r["label"] or "-", s["method"], s["engine"], s["segmentation"]
+                      + ("" if s["prefix_title"] else "/no-title"), model, s["analyzer"] or "-", str(s["k"])])
+    widths = [max(len(h), *(len(row[c]) for row in table)) for c, h in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    lines = [line(header), *(line(row) for row in table), ""]
+    lines.append(f"{'#':<3}{'n':>5}{'top1':>8}{'top3':>8}{'top5':>8}{'MRR':>8}{name:>10}")
+    for i, r in enumerate(runs, start=1):
+        lines.append(f"{i:<3}{r['n_answerable']:>5}  {_num(r['top1'])}  {_num(r['top3'])}  {_num(r['top5'])}  "
+                     f"{_num(r['mrr'])}    {_num(r['measure'])}")
+    for j, pair in enumerate(result["pairs"], start=2):
+        lines += ["", (f"#{j} vs #1 ({pair['b']} vs {pair['a']}), {pair['n']} answerable queries; "
+                       f"changed: {', '.join(pair['changed']) or 'nothing'}")]
+        for m, t in pair["tests"].items():
+            lines.append(f"  {m:<7} {t['mean_a']:.3f} -> {t['mean_b']:.3f} ({t['mean_diff']:+.3f}); "
+                         f"better on {t['wins']}, worse on {t['losses']}, tied on {t['ties']}; "
+                         f"sign test p={t['p_sign']:.3g}, randomization p={t['p_randomization']:.3g}")
+        if pair["flipped"]:
+            lines.append(f"  hit@1 flipped on {len(pair['flipped'])} queries:")
+            for f in pair["flipped"]:
+                lines.append(f"    {f['change']:<6} {f['id']}: {f['query'][:60]!r} expected "
+                             f"{', '.join(f['expected'])}; top {f['top_a'] or '-'} -> {f['top_b'] or '-'}")
+        else:
+            lines.append("  hit@1 flipped on no query")
+    return "\n".join(lines)

@@ -1,0 +1,211 @@
+"""Per-query ranking measures and their evaluation over a run.
+
+Data shapes:
+
+* A *ranking* is either a list of doc ids, best first, or a list of
+  ``(doc_id, score)`` pairs in any order.
+* A *run* is ``{qid: ranking}``.
+* *Qrels* are ``{qid: {doc_id: grade}}`` with integer grades; a grade >= 1
+  means relevant, 0 (or less) means judged not relevant.
+
+Conventions (stated here because evaluation tools differ on them):
+
+* Ordering: pairs are sorted by score descending, ties broken by doc id
+  **ascending**. trec_eval (and so pytrec_eval and ir_measures) breaks ties by
+  doc id *descending*; results agree with those tools whenever scores are
+  distinct. A list of plain ids is taken in the order given.
+* A doc id may appear only once in a ranking (a duplicate is an error).
+* Ranks are 1-based. A query whose ranking holds no relevant document within
+  the cutoff scores zero, and so does an empty ranking.
+* ``R@k`` is recall: relevant documents in the top ``k`` divided by all
+  relevant documents of the query (with one relevant document per query it is
+  the hit rate at ``k``). ``P@k`` divides by ``k`` even when fewer than ``k``
+  documents were retrieved (as trec_eval does).
+* ``RR@k`` is the reciprocal rank of the first relevant document, 0 when it is
+  beyond rank ``k`` (MRR@10 averages ``RR@10``).
+* ``nDCG@k`` uses the grade itself as gain (linear, like trec_eval's
+  ``ndcg_cut``) and the discount ``1 / log2(1 + rank)``; the ideal ranking is
+  the query's judged grades sorted descending.
+* ``AP@k`` sums the precision at the rank of each relevant document found in
+  the top ``k`` and divides by the number of relevant documents of the query
+  (like trec_eval's ``map_cut`` and ir_measures ``AP@k``).
+* :func:`evaluate` scores every query of the qrels that has at least one
+  relevant document; a query missing from the run scores zero (trec_eval would
+  skip it unless run with ``-c``). Queries of the qrels without any relevant
+  document are excluded; their ids are in ``Evaluation.excluded``. Queries of
+  the run that are absent from the qrels are ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Callable, Iterable, Mapping, Sequence
+
+from gabarito.errors import GabaritoError
+
+Ranking = Sequence[str] | Sequence[tuple[str, float]]
+Run = Mapping[str, Ranking]
+Qrels = Mapping[str, Mapping[str, int]]
+
+_MEASURE = re.compile(r"^(R|RR|nDCG|P|AP)(?:@([1-9][0-9]*))?$")
+_NEEDS_CUTOFF = {"R", "P"}
+
+
+def as_ranking(entries: Ranking) -> list[str]:
+    """Doc ids best first: pairs sorted by (-score, doc id), plain ids kept in order."""
+    items = list(entries)
+    if items and not isinstance(items[0], str):
+        items = [doc for doc, _ in sorted(items, key=lambda pair: (-pair[1], pair[0]))]
+    seen: set[str] = set()
+    for doc in items:
+        if doc in seen:
+            raise GabaritoError(f"doc id {doc!r} appears twice in one ranking")
+        seen.add(doc)
+    return items
+
+
+def _relevant(relevant: Iterable[str] | Mapping[str, int]) -> set[str]:
+    """The relevant ids: a set as given, or the docs with grade >= 1 of a grades mapping."""
+    if isinstance(relevant, Mapping):
+        return {doc for doc, grade in relevant.items() if grade >= 1}
+    if isinstance(relevant, str):
+        return {relevant}
+    return set(relevant)
+
+
+def _check_k(k: int | None) -> None:
+    if k is not None and k < 1:
+        raise GabaritoError(f"cutoff k must be >= 1, got {k}")
+
+
+def rank_of(ranking: Ranking, doc: str) -> int | None:
+    """1-based rank of ``doc`` in the ranking, or None when it was not retrieved."""
+    for rank, candidate in enumerate(as_ranking(ranking), start=1):
+        if candidate == doc:
+            return rank
+    return None
+
+
+def recall_at(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int], k: int) -> float:
+    """Share of the relevant documents found in the top ``k`` (0 when none is relevant)."""
+    _check_k(k)
+    rel = _relevant(relevant)
+    if not rel:
+        return 0.0
+    return len(rel.intersection(as_ranking(ranking)[:k])) / len(rel)
+
+
+def precision_at(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int], k: int) -> float:
+    """Relevant documents in the top ``k`` divided by ``k``."""
+    _check_k(k)
+    rel = _relevant(relevant)
+    return len(rel.intersection(as_ranking(ranking)[:k])) / k
+
+
+def reciprocal_rank(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int],
+                    k: int | None = 10) -> float:
+    """1 / rank of the first relevant document, 0 if it is beyond ``k`` (None = no cutoff)."""
+    _check_k(k)
+    rel = _relevant(relevant)
+    ids = as_ranking(ranking)
+    for rank, doc in enumerate(ids[:k] if k is not None else ids, start=1):
+        if doc in rel:
+            return 1.0 / rank
+    return 0.0
+
+
+def ndcg_at(ranking: Ranking, grades: Mapping[str, int], k: int | None) -> float:
+    """nDCG with linear gain (the grade) and discount 1/log2(1+rank); k=None means no cutoff."""
+    _check_k(k)
+    ids = as_ranking(ranking)
+    top = ids[:k] if k is not None else ids
+    dcg = sum(max(grades.get(doc, 0), 0) / math.log2(1 + rank)
+              for rank, doc in enumerate(top, start=1))
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
+    ideal = ideal[:k] if k is not None else ideal
+    idcg = sum(g / math.log2(1 + rank) for rank, g in enumerate(ideal, start=1))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def average_precision(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int],
+                      k: int | None = None) -> float:
+    """AP over the top ``k`` (all when None), normalised by the query's number of relevant docs."""
+    _check_k(k)
+    rel = _relevant(relevant)
+    if not rel:
+        return 0.0
+    ids = as_ranking(ranking)
+    found = 0
+    total = 0.0
+    for rank, doc in enumerate(ids[:k] if k is not None else ids, start=1):
+        if doc in rel:
+            found += 1
+            total += found / rank
+    return total / len(rel)
+
+
+def _measure_fn(name: str) -> Callable[[list[str], Mapping[str, int]], float]:
+    """Parse a measure name such as ``"nDCG@10"`` into ``fn(ranking, grades) -> float``."""
+    match = _MEASURE.match(name)
+    if not match:
+        raise GabaritoError(f"unknown measure {name!r} (expected R@k, RR@k, nDCG@k, P@k or AP@k)")
+    kind, cutoff = match.group(1), match.group(2)
+    k = int(cutoff) if cutoff else None
+    if k is None and kind in _NEEDS_CUTOFF:
+        raise GabaritoError(f"measure {name!r} needs a cutoff, e.g. {kind}@10")
+    if kind == "R":
+        return lambda ids, grades: recall_at(ids, grades, k)
+    if kind == "P":
+        return lambda ids, grades: precision_at(ids, grades, k)
+    if kind == "RR":
+        return lambda ids, grades: reciprocal_rank(ids, grades, k)
+    if kind == "nDCG":
+        return lambda ids, grades: ndcg_at(ids, grades, k)
+    return lambda ids, grades: average_precision(ids, grades, k)
+
+
+class Evaluation(dict):
+    """``{measure: {qid: value}}``; ``excluded`` lists qrels queries with no relevant document."""
+
+    def __init__(self, scores: dict[str, dict[str, float]], excluded: Sequence[str]):
+        super().__init__(scores)
+        self.excluded: list[str] = list(excluded)
+
+
+def evaluate(run: Run, qrels: Qrels, measures: Sequence[str]) -> Evaluation:
+    """Score every judged query with each measure; see the module docstring for conventions."""
+    fns = {name: _measure_fn(name) for name in measures}
+    judged = sorted(q for q, grades in qrels.items() if any(g >= 1 for g in grades.values()))
+    excluded = sorted(set(qrels) - set(judged))
+    scores: dict[str, dict[str, float]] = {name: {} for name in measures}
+    for qid in judged:
+        ids = as_ranking(run.get(qid, []))
+        for name, fn in fns.items():
+            scores[name][qid] = fn(ids, qrels[qid])
+    return Evaluation(scores, excluded)
+
+
+def mean(per_query: Mapping[str, float] | Sequence[float]) -> float:
+    """Arithmetic mean of per-query values (a mapping's values or a sequence)."""
+    values = list(per_query.values()) if isinstance(per_query, Mapping) else list(per_query)
+    if not values:
+        raise GabaritoError("cannot average zero queries")
+    return math.fsum(values) / len(values)
+
+
+def top1_overlap(ranks_a: Mapping[str, int | None], ranks_b: Mapping[str, int | None]) -> dict[str, int]:
+    """Count queries whose gold is at rank 1 for both methods, only one of them, or neither.
+
+    ``ranks_a`` and ``ranks_b`` map each qid to the gold's rank (None = not retrieved)
+    and must cover the same queries.
+    """
+    if set(ranks_a) != set(ranks_b):
+        missing = sorted(set(ranks_a) ^ set(ranks_b))
+        raise GabaritoError(f"rank maps cover different queries, e.g. {missing[0]!r}")
+    counts = {"both": 0, "only_a": 0, "only_b": 0, "neither": 0}
+    for qid in ranks_a:
+        a_first, b_first = ranks_a[qid] == 1, ranks_b[qid] == 1
+        key = "both" if a_first and b_first else "only_a" if a_first else "only_b" if b_first else "neither"
+        counts[key] += 1
+    return counts

@@ -1,0 +1,55 @@
+"""Wall-clock latency of repeated calls, and a summary of the samples.
+
+:func:`time_calls` measures each call with :func:`time.perf_counter` (or an
+injected clock, which keeps tests deterministic) and returns milliseconds.
+:func:`summarize` reduces the samples to n, mean, median, p95, min and max;
+p95 uses numpy's default linear interpolation between order statistics.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from gabarito.errors import GabaritoError
+
+
+def summarize(samples_ms: Sequence[float]) -> dict[str, float]:
+    """``{"n", "mean", "median", "p95", "min", "max"}`` of latency samples in milliseconds."""
+    x = np.asarray(samples_ms, dtype=float)
+    if x.ndim != 1 or x.size == 0:
+        raise GabaritoError("no timing samples to summarize")
+    return {
+        "n": int(x.size),
+        "mean": float(x.mean()),
+        "median": float(np.median(x)),
+        "p95": float(np.percentile(x, 95, method="linear")),
+        "min": float(x.min()),
+        "max": float(x.max()),
+    }
+
+
+def time_calls(fn: Callable[[Any], Any], inputs: Sequence[Any], repeat: int = 1, warmup: int = 1,
+               clock: Callable[[], float] = time.perf_counter) -> list[float]:
+    """Call ``fn(x)`` for every input, ``repeat`` times over, and return each duration in ms.
+
+    First ``warmup`` untimed calls are made, cycling through ``inputs`` (to load
+    caches and models). Samples come in call order: pass 1 over all inputs, then
+    pass 2, and so on, so the result has ``repeat * len(inputs)`` entries.
+    """
+    items = list(inputs)
+    if not items:
+        raise GabaritoError("time_calls needs at least one input")
+    if repeat < 1 or warmup < 0:
+        raise GabaritoError(f"need repeat >= 1 and warmup >= 0, got {repeat}, {warmup}")
+    for i in range(warmup):
+        fn(items[i % len(items)])
+    samples: list[float] = []
+    for _ in range(repeat):
+        for x in items:
+            start = clock()
+            fn(x)
+            samples.append((clock() - start) * 1000.0)
+    return samples

@@ -1,0 +1,73 @@
+"""Plotly output that works offline in the built site.
+
+Plotly's default renderer in a Jupyter kernel writes only ``application/vnd.plotly.v1+json``,
+which a static site cannot show, and its HTML renderers load plotly.js (and MathJax) from a
+CDN. :func:`setup_plotly` makes every figure write two outputs instead:
+
+- ``application/vnd.plotly.v1+json``, which JupyterLab draws when the notebook is opened there;
+- ``text/html``: the figure's ``<div class="plotly-graph-div">`` and its ``Plotly.newPlot`` call,
+  with no ``<script src>`` at all: no CDN, no MathJax.
+
+The site build (:mod:`gabarito.publish.site`) copies ``plotly.min.js`` from the installed plotly package
+into ``site_libs/plotly/`` and adds one local ``<script src>`` to the head of each page that has
+a figure. The build runs :func:`setup_plotly` in every notebook's kernel before the first cell,
+so notebooks need not call it; calling it again is harmless.
+"""
+
+from __future__ import annotations
+
+#: The class plotly gives each figure's div; the site build looks for it.
+FIGURE_MARKER = "plotly-graph-div"
+#: The name this module registers its renderer under.
+RENDERER = "gabarito"
+
+
+def _html_renderer_class():
+    from plotly.io._base_renderers import MimetypeRenderer
+
+    class OfflineHtmlRenderer(MimetypeRenderer):
+        """``text/html`` for a figure, without plotly.js or MathJax: the page loads plotly.js itself."""
+
+        def __init__(self):
+            pass
+
+        def to_mimebundle(self, fig_dict):
+            from plotly.io import to_html
+
+            html = to_html(
+                fig_dict,
+                config={"displaylogo": False, "responsive": True},
+                include_plotlyjs=False,
+                include_mathjax=False,
+                full_html=False,
+                default_width="100%",
+                default_height=480,
+                validate=False,
+            )
+            return {"text/html": html}
+
+    return OfflineHtmlRenderer
+
+
+def setup_plotly() -> str:
+    """Register the offline renderer and make ``plotly_mimetype+gabarito`` the default; return its name."""
+    import plotly.io as pio
+
+    if RENDERER not in pio.renderers:
+        pio.renderers[RENDERER] = _html_renderer_class()()
+    pio.renderers.default = f"plotly_mimetype+{RENDERER}"
+    return pio.renderers.default
+
+
+def plotly_js_path():
+    """The ``plotly.min.js`` shipped inside the installed plotly package (no download)."""
+    from pathlib import Path
+
+    import plotly
+
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not path.is_file():
+        from gabarito.errors import GabaritoError
+
+        raise GabaritoError("plotly.min.js is not in the installed plotly package", path=path)
+    return path

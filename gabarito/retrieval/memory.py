@@ -1,0 +1,100 @@
+"""In-memory reference engine: exact cosine kNN (numpy) and a plain Okapi BM25.
+
+It is the yardstick the database is checked against (ANN recall of the vector
+index against exact search) and the engine used when no server is wanted
+(``--engine memory``). Ranking ties are broken by document id.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from gabarito.errors import GabaritoError
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+#: Lucene's classic English stop set (what ArcadeDB's standard analyzer has used historically).
+ENGLISH_STOP = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then "
+    "there these they this to was will with".split()
+)
+
+
+def tokenize(text: str, stop: frozenset[str] = frozenset()) -> list[str]:
+    return [t for t in _TOKEN.findall(text.lower()) if t not in stop]
+
+
+def without_stop_words(text: str, stop: frozenset[str] = ENGLISH_STOP) -> str:
+    """The text's words minus stop words, joined by spaces (punctuation dropped)."""
+    return " ".join(t for t in _TOKEN.findall(text) if t.lower() not in stop)
+
+
+def _ranked(ids: Sequence[str], scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+    order = sorted(range(len(ids)), key=lambda i: (-float(scores[i]), ids[i]))
+    return [(ids[i], float(scores[i])) for i in order[:k]]
+
+
+class ExactVectors:
+    """Brute-force cosine search over L2-normalised vectors."""
+
+    def __init__(self, ids: Sequence[str], vectors: np.ndarray, *, model_id: str = ""):
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(ids) != len(vectors):
+            raise GabaritoError(f"need one vector per id: {len(ids)} ids, shape {vectors.shape}")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        self.ids = list(ids)
+        self.vectors = vectors / np.where(norms == 0, 1, norms)
+        self.model_id = model_id
+        self.dim = vectors.shape[1]
+
+    def check_model(self, model_id: str, dim: int) -> None:
+        if (self.model_id and model_id != self.model_id) or dim != self.dim:
+            raise GabaritoError(
+                f"query model {model_id} ({dim} dims) differs from the index's {self.model_id} ({self.dim} dims)"
+            )
+
+    def knn(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        vector = np.asarray(vector, dtype=np.float32)
+        if vector.shape != (self.dim,):
+            raise GabaritoError(f"query vector has {vector.shape[-1]} dims, the index has {self.dim}")
+        return _ranked(self.ids, self.vectors @ vector, k)
+
+
+class BM25:
+    """Okapi BM25 (Robertson & Zaragoza 2009) with Lucene's idf, over concatenated fields."""
+
+    def __init__(self, docs: Mapping[str, str], *, k1: float = 1.2, b: float = 0.75,
+                 stop: frozenset[str] = ENGLISH_STOP):
+        self.k1, self.b, self.stop = k1, b, stop
+        self.ids = list(docs)
+        self.tf = [Counter(tokenize(docs[i], stop)) for i in self.ids]
+        self.len = np.array([sum(c.values()) for c in self.tf], dtype=np.float64)
+        self.avgdl = float(self.len.mean()) if len(self.len) else 0.0
+        df: Counter = Counter()
+        for c in self.tf:
+            df.update(c.keys())
+        n = len(self.ids)
+        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        for i, c in enumerate(self.tf):
+            for t, f in c.items():
+                self.postings.setdefault(t, []).append((i, f))
+
+    def scores(self, query: str) -> np.ndarray:
+        s = np.zeros(len(self.ids))
+        norm = self.k1 * (1 - self.b + self.b * self.len / (self.avgdl or 1))
+        for t in tokenize(query, self.stop):
+            for i, f in self.postings.get(t, ()):
+                s[i] += self.idf[t] * f / (f + norm[i])  # Lucene >= 8 drops the constant (k1 + 1)
+        return s
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        s = self.scores(query)
+        hits = [(i, x) for i, x in zip(self.ids, s) if x > 0]
+        hits.sort(key=lambda p: (-p[1], p[0]))
+        return [(i, float(x)) for i, x in hits[:k]]

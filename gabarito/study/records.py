@@ -1,0 +1,134 @@
+"""Run records: provenance, atomic results files, TREC run files, and the gold-hash guard."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import atomic_write_json, atomic_write_text, sha256_file
+
+from gabarito.paths import ROOT  # noqa: E402
+
+
+def git_state(cwd: str | Path = ROOT) -> dict:
+    """Current commit and whether the work tree has uncommitted changes (None outside git)."""
+    def run(*args: str) -> str | None:
+        try:
+            return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                                  check=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    commit = run("rev-parse", "HEAD")
+    status = run("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+
+
+def machine() -> dict:
+    return {
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python": sys.version.split()[0],
+    }
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def gold_hashes(study_dir: str | Path, files: Iterable[str]) -> dict[str, str]:
+    study_dir = Path(study_dir)
+    return {f: sha256_file(study_dir / f) for f in files}
+
+
+def provenance(*, corpus: Mapping, gold_sha256: Mapping[str, str], model: Mapping | None,
+               engine: Mapping, parameters: Mapping) -> dict:
+    """Everything an auditor needs to tell which inputs produced a results file."""
+    return {
+        "corpus": dict(corpus),
+        "gold_sha256": dict(gold_sha256),
+        "model": dict(model) if model else None,
+        "engine": dict(engine),
+        "parameters": dict(parameters),
+        "git": git_state(),
+        "date": now_iso(),
+        "machine": machine(),
+    }
+
+
+def write_results(path: str | Path, results: Mapping) -> Path:
+    """Write a results file atomically; it must carry provenance with gold hashes."""
+    prov = results.get("provenance") or {}
+    if not prov.get("gold_sha256"):
+        raise GabaritoError("results lack provenance.gold_sha256", path=path)
+    return atomic_write_json(path, results)
+
+
+def check_results_gold(results_path: str | Path) -> dict[str, str]:
+    """Refuse results whose recorded gold hashes differ from the gold files beside them."""
+    results_path = Path(results_path)
+    try:
+        results = json.loads(results_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise GabaritoError(f"cannot read results ({exc})", path=results_path) from None
+    recorded = (results.get("provenance") or {}).get("gold_sha256") or {}
+    if not recorded:
+        raise GabaritoError("results carry no gold hash", path=results_path)
+    for rel, expected in recorded.items():
+        gold = results_path.parent / rel
+        got = sha256_file(gold) if gold.exists() else "missing"
+        if got != expected:
+            raise GabaritoError(
+                f"results were computed against another gold ({rel}: {expected[:12]}… recorded, "
+                f"{got[:12]}… now): rerun the study",
+                path=results_path,
+            )
+    return dict(recorded)
+
+
+def write_trec_run(path: str | Path, run: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> Path:
+    """TREC run format: ``qid Q0 docid rank score tag`` (rank from 1, as ranked here)."""
+    lines = []
+    for qid, ranking in run.items():
+        for rank, (doc, score) in enumerate(ranking, start=1):
+            lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}")
+    return atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
+    lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
+    return atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def append_jsonl(path: str | Path, record: Mapping) -> Path:
+    """Append one record to a JSONL log atomically (rewrite + rename: never a torn line)."""
+    path = Path(path)
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if old and not old.endswith("\n"):
+        old += "\n"
+    return atomic_write_text(path, old + json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def stale_reason(results_path: str | Path, *, gold_sha256: Mapping[str, str],
+                 corpus_sha256: str | None = None) -> str | None:
+    """Why a results file must be recomputed (None when it is current for these inputs)."""
+    results_path = Path(results_path)
+    if not results_path.exists():
+        return "no results yet"
+    try:
+        prov = json.loads(results_path.read_text(encoding="utf-8")).get("provenance") or {}
+    except json.JSONDecodeError:
+        return "results file is not valid JSON"
+    if dict(prov.get("gold_sha256") or {}) != dict(gold_sha256):
+        return "gold differs from the one the results were computed on"
+    if corpus_sha256 and (prov.get("corpus") or {}).get("sha256") != corpus_sha256:
+        return "corpus differs from the one the results were computed on"
+    return None
