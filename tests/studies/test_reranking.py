@@ -16,7 +16,7 @@ import pytest
 
 from gabarito.study.records import check_results_gold
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "reranking"
 pytestmark = pytest.mark.integration
 

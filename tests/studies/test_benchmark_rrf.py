@@ -11,7 +11,7 @@ import pytest
 
 from gabarito.study.records import check_results_gold
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "benchmark_rrf"
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,7 @@ from gabarito.inputs.corpus import load_synesis
 from gabarito.errors import GabaritoError
 from gabarito.inputs.gold import content_words, draw_sample, freeze, load_gold, rule_violations, verify_frozen
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "benchmark_rrf"
 SOURCE = ROOT.parent / "shared" / "datasets" / "social_acceptance" / "SOURCE.txt"
 

@@ -17,7 +17,7 @@ from gabarito.inputs.collections import (
 )
 from gabarito.errors import GabaritoError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MIRROR = Path(os.environ.get("GABARITO_DATA_MIRROR") or ROOT.parent / "shared" / "datasets")
 
 

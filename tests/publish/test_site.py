@@ -27,7 +27,7 @@ from browser import find_chromium, open_page
 
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PAGE = "notebooks/benchmark_rrf.html"
 CDN = re.compile(r"cdn\.plot\.ly|jsdelivr|cdnjs|unpkg|googleapis|mathjax", re.I)
 

@@ -19,7 +19,7 @@ from gabarito.cli import main
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HELPCENTER = ROOT / "data" / "helpcenter"
 
 # Used only when the help-center data is not there.
