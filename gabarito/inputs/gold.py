@@ -148,6 +148,44 @@ def verify_frozen(manifest: str | Path) -> dict[str, str]:
     return out
 
 
+def check_not_frozen(manifest: str | Path, files: Sequence[str | Path]) -> None:
+    """Raise when ``manifest`` (if it exists) already lists one of ``files``: call before writing them."""
+    manifest = Path(manifest)
+    if not manifest.exists():
+        return
+    try:
+        listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
+    except json.JSONDecodeError as exc:
+        raise GabaritoError(f"invalid JSON at line {exc.lineno}", path=manifest) from None
+    base = manifest.parent.resolve()
+    for f in files:
+        if Path(f).resolve().relative_to(base).as_posix() in listed:
+            raise GabaritoError(f"already frozen in {manifest.name}: it cannot be written or frozen again",
+                                path=f)
+
+
+def freeze_more(manifest: str | Path, files: Sequence[str | Path], note: str = "") -> dict:
+    """Add ``files`` to a freeze manifest without ever re-freezing an edited file.
+
+    When ``manifest`` exists, every file it lists must still match (:func:`verify_frozen`),
+    and a file it already lists cannot be given again. Then :func:`freeze` records the old
+    files and the new ones; the earlier freeze (time, note, files) is kept under ``history``.
+    """
+    manifest = Path(manifest)
+    new = [Path(f) for f in files]
+    check_not_frozen(manifest, new)
+    old: dict = {}
+    if manifest.exists():
+        verify_frozen(manifest)
+        old = json.loads(manifest.read_text(encoding="utf-8"))
+    record = freeze(manifest, [manifest.parent / rel for rel in old.get("files", {})] + new, note)
+    if old:
+        earlier = {k: old.get(k) for k in ("frozen_at", "note")} | {"files": sorted(old["files"])}
+        record["history"] = old.get("history", []) + [earlier]
+        atomic_write_json(manifest, record)
+    return record
+
+
 def stratified_split(items: Sequence, key, fraction: float, seed: int) -> tuple[list, list]:
     """Split ``items`` into (tuning, held_out) keeping each stratum's share.
 
