@@ -1,11 +1,14 @@
-"""The ``gabarito`` command: measure search on your own documents; fetch data, run studies, build the site.
+"""The ``gabarito`` command, the project's one front door.
 
     gabarito evaluate --documents PATH --evaluation PATH [options]   # one run, saved under runs/
     gabarito compare RUN [RUN ...]                                   # runs side by side, paired tests
     gabarito report            # fetch + verify data, rerun stale studies, build _site/
     gabarito fetch [NAME ...]  # datasets only
-    gabarito study NAME        # one study, always rerun
+    gabarito study NAME        # one study, always rerun (extra arguments go to the study)
+    gabarito studies           # the studies and whether their results are current
     gabarito site              # the site only, from committed results
+
+Errors are one line on stderr and exit status 2; Ctrl-C is one line and status 130.
 """
 
 from __future__ import annotations
@@ -17,47 +20,22 @@ import runpy
 import sys
 from pathlib import Path
 
-from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest
 from gabarito.errors import GabaritoError
-from gabarito.inputs.gold import verify_frozen
-from gabarito.hashing import sha256_file
-from gabarito.study.records import stale_reason
-
-from gabarito.paths import ROOT  # noqa: E402
-STUDIES = ROOT / "case-studies"
+from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest
+from gabarito.paths import ROOT
+from gabarito.study.spec import StudySpec, all_studies, find_study
 
 
-def studies() -> dict[str, dict]:
-    """Every ``case-studies/<name>/study.json``, keyed by name, with its folder."""
-    out = {}
-    for spec in sorted(STUDIES.glob("*/study.json")):
-        meta = json.loads(spec.read_text(encoding="utf-8"))
-        meta["dir"] = spec.parent
-        out[meta["name"]] = meta
-    return out
-
-
-def study_staleness(meta: dict, mirror: str | None) -> str | None:
-    manifest = meta["dir"] / meta["gold_manifest"]
-    # keyed as results record them: paths relative to the study folder
-    gold = {os.path.relpath(manifest.parent / rel, meta["dir"]): sha
-            for rel, sha in verify_frozen(manifest).items()}
-    corpus = meta.get("corpus")
-    corpus_sha = None
-    if corpus:
-        corpus_sha = sha256_file(fetch(corpus["dataset"], mirror=mirror) / corpus["file"])
-    return stale_reason(meta["dir"] / meta["results"], gold_sha256=gold, corpus_sha256=corpus_sha)
-
-
-def run_study(meta: dict, extra: list[str]) -> None:
-    script = meta["dir"] / meta["script"]
+def run_study(spec: StudySpec, extra: list[str]) -> None:
+    """Run a study's script as ``__main__`` with ``extra`` arguments; a failure is one line."""
+    script = spec.dir / spec.script
     saved = sys.argv
     sys.argv = [str(script), *extra]
     try:
         runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
         if exc.code not in (0, None):
-            raise GabaritoError(f"study exited with status {exc.code}", path=script) from None
+            raise GabaritoError(f"study {spec.name} exited with status {exc.code}", path=script) from None
     finally:
         sys.argv = saved
 
@@ -142,56 +120,98 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_commands(sub) -> None:
+    p = sub.add_parser("report", help="fetch data, rerun stale studies, build the site")
+    p.add_argument("--force", action="store_true", help="rerun every study")
+    p.add_argument("--arcadedb-url", help="an external ArcadeDB server for the studies")
+    p.add_argument("--allow-dirty", action="store_true",
+                   help="publish results computed on a work tree with uncommitted changes (the pages say so)")
+    p = sub.add_parser("fetch", help="fetch and verify datasets")
+    p.add_argument("names", nargs="*", help="datasets (default: every one in data/datasets.json)")
+    p = sub.add_parser("study", help="run one study (arguments after the name go to the study; try -h)")
+    p.add_argument("name")
+    p.add_argument("study_args", nargs=argparse.REMAINDER)
+    sub.add_parser("studies", help="list the studies and whether their results are current")
+    p = sub.add_parser("site", help="build the site from the committed results")
+    p.add_argument("--renderer", default="auto", choices=["auto", "smalldocs", "quarto"])
+    p.add_argument("--out", default="_site", help="output folder, relative to the project (default _site)")
+    p.add_argument("--no-execute", action="store_true", help="run no notebook: reuse the cached outputs")
+    p.add_argument("--allow-dirty", action="store_true",
+                   help="publish results computed on a work tree with uncommitted changes (the pages say so)")
+
+
+def _build_site(args: argparse.Namespace) -> None:
+    import inspect
+
+    from gabarito.publish.site import build
+
+    kwargs = {"renderer": getattr(args, "renderer", "auto"), "execute": not getattr(args, "no_execute", False)}
+    if "allow_dirty" in inspect.signature(build).parameters:
+        kwargs["allow_dirty"] = args.allow_dirty
+    build(ROOT, getattr(args, "out", "_site"), **kwargs)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    extra = ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else []
+    for name, spec in all_studies().items():
+        reason = "forced" if args.force else spec.staleness(args.mirror)
+        if reason:
+            print(f"{name}: running the study ({reason})", file=sys.stderr)
+            run_study(spec, extra)
+        else:
+            print(f"{name}: results are current", file=sys.stderr)
+    _build_site(args)
+    return 0
+
+
+def cmd_studies(args: argparse.Namespace) -> int:
+    for name, spec in all_studies().items():
+        try:
+            state = spec.staleness(args.mirror) or "current"
+        except GabaritoError as exc:
+            state = f"cannot tell: {exc}"
+        print(f"{name:24} {state}")
+    return 0
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    if args.cmd == "evaluate":
+        return cmd_evaluate(args)
+    if args.cmd == "compare":
+        return cmd_compare(args)
+    if args.cmd == "report":
+        return cmd_report(args)
+    if args.cmd == "studies":
+        return cmd_studies(args)
+    if args.cmd == "fetch":
+        for name in args.names or list(load_manifest()):
+            print(f"{name}: {fetch(name, mirror=args.mirror)}")
+    elif args.cmd == "study":
+        run_study(find_study(args.name), list(args.study_args))
+    elif args.cmd == "site":
+        _build_site(args)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gabarito", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mirror", default=os.environ.get(MIRROR_ENV), help="local dataset mirror directory")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("report", help="data, stale studies, site")
-    p.add_argument("--force", action="store_true", help="rerun every study")
-    p.add_argument("--arcadedb-url", help="an external ArcadeDB server for the studies")
-    p = sub.add_parser("fetch", help="fetch and verify datasets")
-    p.add_argument("names", nargs="*")
-    p = sub.add_parser("study", help="run one study")
-    p.add_argument("name")
-    p.add_argument("--arcadedb-url")
-    p = sub.add_parser("site", help="build the site from the committed results")
-    p.add_argument("--renderer", default="auto", choices=["auto", "smalldocs", "quarto"])
+    _add_commands(sub)
     _add_evaluate(sub)
     _add_compare(sub)
     args = ap.parse_args(argv)
     if args.mirror:
         os.environ[MIRROR_ENV] = str(args.mirror)
     try:
-        if args.cmd == "evaluate":
-            return cmd_evaluate(args)
-        if args.cmd == "compare":
-            return cmd_compare(args)
-        if args.cmd == "fetch":
-            for name in args.names or list(load_manifest()):
-                print(f"{name}: {fetch(name, mirror=args.mirror)}")
-        elif args.cmd == "study":
-            meta = studies()[args.name]
-            run_study(meta, ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else [])
-        elif args.cmd == "report":
-            for name, meta in studies().items():
-                reason = "forced" if args.force else study_staleness(meta, args.mirror)
-                if reason:
-                    print(f"{name}: running the study ({reason})")
-                    run_study(meta, ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else [])
-                else:
-                    print(f"{name}: results are current")
-            from gabarito.publish.site import build
-
-            build(ROOT)
-        elif args.cmd == "site":
-            from gabarito.publish.site import build
-
-            build(ROOT, renderer=args.renderer)
+        return dispatch(args)
     except GabaritoError as exc:
         print(f"gabarito: error: {exc}", file=sys.stderr)
         return 2
-    return 0
+    except KeyboardInterrupt:
+        print("gabarito: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -326,7 +326,7 @@ def _search(engine, config: EvalConfig, text: str, vector: np.ndarray | None) ->
     if config.method == "bm25":
         return engine.bm25(text, depth)
     dense, words = engine.dense(vector, depth), engine.bm25(text, depth)
-    return rrf([[c for c, _ in dense], [c for c, _ in words]], k=config.rrf_k, depth=depth)
+    return rrf([[c for c, _ in dense], [c for c, _ in words]], rrf_k=config.rrf_k, depth=depth)
 
 
 def _query_row(query, ranked_chunks: list[tuple[str, float]], chunks_by_id: dict[str, Chunk],

@@ -77,20 +77,3 @@ def fetch(name: str, *, mirror: str | Path | None = None, dest: str | Path | Non
 
 def dataset_file(name: str, filename: str, **kwargs) -> Path:
     return fetch(name, **kwargs) / filename
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    ap = argparse.ArgumentParser(description="Fetch and verify external datasets.")
-    ap.add_argument("names", nargs="*", help="datasets to fetch (default: all in the manifest)")
-    ap.add_argument("--mirror", help=f"local mirror directory (or ${MIRROR_ENV})")
-    args = ap.parse_args(argv)
-    manifest = load_manifest()
-    for name in args.names or list(manifest):
-        print(f"{name}: {fetch(name, mirror=args.mirror, manifest=manifest)}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -21,6 +21,8 @@ Conventions (stated here because evaluation tools differ on them):
   relevant documents of the query (with one relevant document per query it is
   the hit rate at ``k``). ``P@k`` divides by ``k`` even when fewer than ``k``
   documents were retrieved (as trec_eval does).
+* ``hit@k`` is 1 when at least one relevant document is in the top ``k``, else 0 (ir_measures
+  calls it ``Success@k``; top-k accuracy when averaged).
 * ``RR@k`` is the reciprocal rank of the first relevant document, 0 when it is
   beyond rank ``k`` (MRR@10 averages ``RR@10``).
 * ``nDCG@k`` uses the grade itself as gain (linear, like trec_eval's
@@ -45,11 +47,13 @@ from typing import Callable, Iterable, Mapping, Sequence
 from gabarito.errors import GabaritoError
 
 Ranking = Sequence[str] | Sequence[tuple[str, float]]
-Run = Mapping[str, Ranking]
-Qrels = Mapping[str, Mapping[str, int]]
+Run = Mapping[str, Ranking]  # a gabarito.measure.runs.Run, or any mapping of rankings
+Qrels = Mapping[str, Mapping[str, int]]  # a gabarito.measure.runs.Qrels, or any such mapping
 
-_MEASURE = re.compile(r"^(R|RR|nDCG|P|AP)(?:@([1-9][0-9]*))?$")
-_NEEDS_CUTOFF = {"R", "P"}
+_MEASURE = re.compile(r"^(R|RR|nDCG|P|AP|hit)(?:@([1-9][0-9]*))?$")
+_NEEDS_CUTOFF = {"R", "P", "hit"}
+#: The measure names :func:`evaluate` understands, for messages and ``--measures`` help.
+MEASURE_FORMS = "R@k, RR@k, nDCG@k, P@k, AP@k or hit@k (RR, nDCG and AP also without @k)"
 
 
 def as_ranking(entries: Ranking) -> list[str]:
@@ -79,12 +83,25 @@ def _check_k(k: int | None) -> None:
         raise GabaritoError(f"cutoff k must be >= 1, got {k}")
 
 
-def rank_of(ranking: Ranking, doc: str) -> int | None:
-    """1-based rank of ``doc`` in the ranking, or None when it was not retrieved."""
-    for rank, candidate in enumerate(as_ranking(ranking), start=1):
-        if candidate == doc:
+def first_relevant_rank(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int]) -> int | None:
+    """1-based rank of the first relevant document, or None when none was retrieved."""
+    rel = _relevant(relevant)
+    for rank, doc in enumerate(as_ranking(ranking), start=1):
+        if doc in rel:
             return rank
     return None
+
+
+def rank_of(ranking: Ranking, doc: str) -> int | None:
+    """1-based rank of ``doc`` in the ranking, or None when it was not retrieved."""
+    return first_relevant_rank(ranking, {doc})
+
+
+def hit_at(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int], k: int) -> float:
+    """1.0 when a relevant document is in the top ``k``, else 0.0."""
+    _check_k(k)
+    rank = first_relevant_rank(ranking, relevant)
+    return float(rank is not None and rank <= k)
 
 
 def recall_at(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int], k: int) -> float:
@@ -107,12 +124,8 @@ def reciprocal_rank(ranking: Ranking, relevant: Iterable[str] | Mapping[str, int
                     k: int | None = 10) -> float:
     """1 / rank of the first relevant document, 0 if it is beyond ``k`` (None = no cutoff)."""
     _check_k(k)
-    rel = _relevant(relevant)
-    ids = as_ranking(ranking)
-    for rank, doc in enumerate(ids[:k] if k is not None else ids, start=1):
-        if doc in rel:
-            return 1.0 / rank
-    return 0.0
+    rank = first_relevant_rank(ranking, relevant)
+    return 0.0 if rank is None or (k is not None and rank > k) else 1.0 / rank
 
 
 def ndcg_at(ranking: Ranking, grades: Mapping[str, int], k: int | None) -> float:
@@ -149,7 +162,7 @@ def _measure_fn(name: str) -> Callable[[list[str], Mapping[str, int]], float]:
     """Parse a measure name such as ``"nDCG@10"`` into ``fn(ranking, grades) -> float``."""
     match = _MEASURE.match(name)
     if not match:
-        raise GabaritoError(f"unknown measure {name!r} (expected R@k, RR@k, nDCG@k, P@k or AP@k)")
+        raise GabaritoError(f"unknown measure {name!r} (expected {MEASURE_FORMS})")
     kind, cutoff = match.group(1), match.group(2)
     k = int(cutoff) if cutoff else None
     if k is None and kind in _NEEDS_CUTOFF:
@@ -158,6 +171,8 @@ def _measure_fn(name: str) -> Callable[[list[str], Mapping[str, int]], float]:
         return lambda ids, grades: recall_at(ids, grades, k)
     if kind == "P":
         return lambda ids, grades: precision_at(ids, grades, k)
+    if kind == "hit":
+        return lambda ids, grades: hit_at(ids, grades, k)
     if kind == "RR":
         return lambda ids, grades: reciprocal_rank(ids, grades, k)
     if kind == "nDCG":
@@ -173,8 +188,21 @@ class Evaluation(dict):
         self.excluded: list[str] = list(excluded)
 
 
+def parse_measures(names: str | Sequence[str]) -> list[str]:
+    """Validate measure names (a comma-separated string or a list); unknown ones are an error."""
+    items = [n.strip() for n in names.split(",")] if isinstance(names, str) else [str(n).strip() for n in names]
+    items = [n for n in items if n]
+    if not items:
+        raise GabaritoError("no measure named")
+    for name in items:
+        _measure_fn(name)
+    return items
+
+
 def evaluate(run: Run, qrels: Qrels, measures: Sequence[str]) -> Evaluation:
-    """Score every judged query with each measure; see the module docstring for conventions."""
+    """Score every judged query with each measure; see the module docstring for conventions.
+
+    The per-query values of each measure are keyed by query id in sorted order."""
     fns = {name: _measure_fn(name) for name in measures}
     judged = sorted(q for q, grades in qrels.items() if any(g >= 1 for g in grades.values()))
     excluded = sorted(set(qrels) - set(judged))

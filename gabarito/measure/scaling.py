@@ -135,3 +135,11 @@ def extrapolate_seconds(measured_size: float, measured_seconds: float, target_si
 def throughput(n_queries: int, seconds: float) -> float | None:
     """Queries per second (None when nothing was timed)."""
     return n_queries / seconds if seconds > 0 and n_queries > 0 else None
+
+
+def run_recall_at_k(approx: Mapping[str, Sequence], exact: Mapping[str, Sequence], k: int = 10) -> dict:
+    """:func:`recall_at_k` of two runs (``{qid: [(doc, score), ...]}``, lists in their own order),
+    over the queries of ``exact``: an approximate index against exact search on the same vectors."""
+    qids = list(exact)
+    return recall_at_k([[d for d, _ in approx.get(q, [])] for q in qids],
+                       [[d for d, _ in exact[q]] for q in qids], k)

@@ -1,8 +1,8 @@
 """Reciprocal Rank Fusion (Cormack, Clarke and Büttcher, SIGIR 2009).
 
 Each input is a ranked list of document ids, best first. A document's fused
-score is the sum, over the lists that contain it, of ``1 / (k + rank)`` with
-``rank`` starting at 1. Only document positions are used; the engines' own
+score is the sum, over the lists that contain it, of ``1 / (rrf_k + rank)`` with
+``rank`` starting at 1 (``rrf_k`` is the RRF constant, 60 in the original paper). Only document positions are used; the engines' own
 scores are ignored, which is the point of RRF (no score calibration needed).
 
 Conventions:
@@ -16,17 +16,19 @@ Conventions:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from gabarito.errors import GabaritoError
+from gabarito.measure.runs import Run
 
 Fused = list[tuple[str, float]]
+RankedLists = Mapping[str, Sequence[tuple[str, float]]]
 
 
-def rrf(rankings: Sequence[Sequence[str]], k: int = 60, depth: int | None = None) -> Fused:
+def rrf(rankings: Sequence[Sequence[str]], rrf_k: int = 60, depth: int | None = None) -> Fused:
     """Fuse ranked lists of doc ids; return ``[(doc_id, score), ...]`` best first."""
-    if k < 0:
-        raise GabaritoError(f"RRF constant k must be >= 0, got {k}")
+    if rrf_k < 0:
+        raise GabaritoError(f"RRF constant rrf_k must be >= 0, got {rrf_k}")
     if depth is not None and depth < 1:
         raise GabaritoError(f"RRF depth must be >= 1, got {depth}")
     scores: dict[str, float] = {}
@@ -38,22 +40,13 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = 60, depth: int | None = None
             if doc in seen:
                 continue
             seen.add(doc)
-            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (rrf_k + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def _ids(ranking: Sequence[str] | Sequence[tuple[str, float]]) -> list[str]:
-    """Doc ids of a ranked list given as ids or as ``(doc_id, score)`` pairs (order kept)."""
-    return [entry if isinstance(entry, str) else entry[0] for entry in ranking]
-
-
-def lost_by_fusion(gold: str, rankings: Sequence[Sequence[str]],
-                   fused: Sequence[str] | Sequence[tuple[str, float]], cutoff: int) -> bool:
-    """True when ``gold`` is in some input list's top ``cutoff`` but not in the fused top ``cutoff``.
-
-    ``fused`` may be the output of :func:`rrf` (pairs) or a plain list of ids.
-    """
-    if cutoff < 1:
-        raise GabaritoError(f"cutoff must be >= 1, got {cutoff}")
-    found_by_some = any(gold in list(ranking[:cutoff]) for ranking in rankings)
-    return found_by_some and gold not in _ids(fused[:cutoff])
+def rrf_runs(runs: Sequence[RankedLists], *, rrf_k: int = 60, depth: int) -> Run:
+    """RRF of several runs, query by query (the queries of the first run), each input list
+    truncated to ``depth`` before fusing."""
+    if not runs:
+        raise GabaritoError("RRF needs at least one run")
+    return Run({q: rrf([[d for d, _ in r.get(q, [])] for r in runs], rrf_k=rrf_k, depth=depth) for q in runs[0]})

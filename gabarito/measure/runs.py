@@ -1,0 +1,151 @@
+"""The two data types every study, the CLI and the pages share: :class:`Run` and :class:`Qrels`.
+
+* A :class:`Run` maps each query id to its ranked list of ``(doc_id, score)`` pairs, best first.
+  The order is fixed once, when the run is built: score descending, ties broken by doc id
+  ascending (trec_eval breaks ties by doc id descending; see :mod:`gabarito.measure.metrics`).
+  A doc id appears at most once per query.
+* :class:`Qrels` maps each query id to ``{doc_id: grade}`` with integer grades; a grade >= 1 is
+  relevant, 0 judged not relevant. Several relevant documents and graded judgments are allowed.
+
+Both are plain ``dict`` subclasses, so JSON round trips and ``dict`` code keep working; the
+constructors normalise and validate their input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import atomic_write_text
+
+Pair = tuple[str, float]
+
+
+def ranked(entries: Iterable[Pair] | Iterable[str], *, where: object = None) -> list[Pair]:
+    """``(doc_id, score)`` pairs sorted by (-score, doc id); plain ids keep their order
+    (scored ``-rank``). A duplicate doc id is an error."""
+    items = list(entries)
+    if items and isinstance(items[0], str):
+        pairs = [(doc, float(-i)) for i, doc in enumerate(items, start=1)]
+    else:
+        pairs = sorted(((str(d), float(s)) for d, s in items), key=lambda p: (-p[1], p[0]))
+    seen: set[str] = set()
+    for doc, _ in pairs:
+        if doc in seen:
+            raise GabaritoError(f"doc id {doc!r} appears twice in one ranking", record=where)
+        seen.add(doc)
+    return pairs
+
+
+class Run(dict):
+    """``{query id: [(doc id, score), ...]}``, each list best first (ties by doc id)."""
+
+    def __init__(self, rankings: Mapping[str, Iterable[Pair] | Iterable[str]] | None = None, *,
+                 name: str = ""):
+        super().__init__()
+        self.name = name
+        for qid, entries in (rankings or {}).items():
+            self[str(qid)] = ranked(entries, where=qid)
+
+    def ids(self, qid: str) -> list[str]:
+        """The doc ids of one query, best first (empty when the query is absent)."""
+        return [doc for doc, _ in self.get(qid, [])]
+
+    def cut(self, depth: int) -> "Run":
+        """The same run with every list truncated to ``depth``."""
+        if depth < 1:
+            raise GabaritoError(f"depth must be at least 1, not {depth}")
+        out = Run(name=self.name)
+        for qid, pairs in self.items():
+            dict.__setitem__(out, qid, list(pairs[:depth]))
+        return out
+
+    def to_trec(self, tag: str) -> str:
+        """TREC run lines ``qid Q0 doc rank score tag``, queries in run order, ranks 1-based."""
+        lines = [f"{qid} Q0 {doc} {rank} {score:.6f} {tag}"
+                 for qid, pairs in self.items() for rank, (doc, score) in enumerate(pairs, start=1)]
+        return "\n".join(lines) + ("\n" if lines else "")
+
+    def write_trec(self, path: str | Path, tag: str) -> Path:
+        return atomic_write_text(path, self.to_trec(tag))
+
+    @classmethod
+    def from_trec(cls, path: str | Path, *, name: str = "") -> "Run":
+        """Read a TREC run file (six columns); a malformed line is a one-line error."""
+        path = Path(path)
+        rankings: dict[str, list[Pair]] = {}
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != 6:
+                raise GabaritoError("a TREC run line has six columns", path=path, record=f"line {lineno}")
+            try:
+                score = float(parts[4])
+            except ValueError:
+                raise GabaritoError(f"score {parts[4]!r} is not a number", path=path,
+                                    record=f"line {lineno}") from None
+            rankings.setdefault(parts[0], []).append((parts[2], score))
+        return cls(rankings, name=name)
+
+
+class Qrels(dict):
+    """``{query id: {doc id: grade}}``; grades are integers, >= 1 relevant."""
+
+    def __init__(self, judgments: Mapping[str, Mapping[str, int]] | None = None):
+        super().__init__()
+        for qid, grades in (judgments or {}).items():
+            row = {}
+            for doc, grade in grades.items():
+                if isinstance(grade, bool) or not isinstance(grade, int):
+                    raise GabaritoError(f"grade of {doc!r} must be an integer, not {grade!r}", record=qid)
+                row[str(doc)] = grade
+            self[str(qid)] = row
+
+    @classmethod
+    def single(cls, answers: Mapping[str, str]) -> "Qrels":
+        """One relevant document (grade 1) per query: ``{qid: doc_id}``."""
+        return cls({qid: {doc: 1} for qid, doc in answers.items()})
+
+    @classmethod
+    def from_lists(cls, relevant: Mapping[str, Sequence[str]]) -> "Qrels":
+        """Binary qrels from ``{qid: [relevant doc ids]}`` (an empty list: nothing relevant)."""
+        return cls({qid: {doc: 1 for doc in docs} for qid, docs in relevant.items()})
+
+    def relevant(self, qid: str, min_grade: int = 1) -> set[str]:
+        return {doc for doc, grade in self.get(qid, {}).items() if grade >= min_grade}
+
+    def judged(self, min_grade: int = 1) -> list[str]:
+        """Sorted ids of the queries with at least one document of grade >= ``min_grade``."""
+        return sorted(q for q in self if self.relevant(q, min_grade))
+
+    def at_least(self, min_grade: int) -> "Qrels":
+        """Binary qrels keeping the documents of grade >= ``min_grade`` as grade 1."""
+        return Qrels({q: {d: 1 for d, g in row.items() if g >= min_grade} for q, row in self.items()})
+
+    def to_trec(self) -> str:
+        lines = [f"{qid} 0 {doc} {grade}" for qid, row in self.items() for doc, grade in row.items()]
+        return "\n".join(lines) + ("\n" if lines else "")
+
+    def write_trec(self, path: str | Path) -> Path:
+        return atomic_write_text(path, self.to_trec())
+
+    @classmethod
+    def from_trec(cls, path: str | Path) -> "Qrels":
+        """Read ``qid iteration doc grade`` lines; a malformed line is a one-line error."""
+        path = Path(path)
+        judgments: dict[str, dict[str, int]] = {}
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != 4:
+                raise GabaritoError("a qrels line has four columns", path=path, record=f"line {lineno}")
+            try:
+                grade = int(parts[3])
+            except ValueError:
+                raise GabaritoError(f"grade {parts[3]!r} is not an integer", path=path,
+                                    record=f"line {lineno}") from None
+            judgments.setdefault(parts[0], {})[parts[2]] = grade
+        return cls(judgments)

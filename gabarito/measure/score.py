@@ -1,0 +1,83 @@
+"""The one scorer: runs + qrels + measure names -> per-query values, means, intervals, tests.
+
+Every study, ``gabarito evaluate`` and ``gabarito compare`` score through here, so that a mean,
+an interval and a p-value are computed in exactly one way:
+
+* per-query values come from :func:`gabarito.measure.metrics.evaluate` (conventions there);
+* intervals are percentile bootstrap intervals of the mean over queries
+  (:func:`gabarito.measure.stats.bootstrap_ci`);
+* paired tests between methods are :func:`gabarito.measure.stats.compare_methods`
+  (sign-flip randomization + exact sign test, Holm-corrected over the method pairs of a measure).
+
+The seed defaults to :data:`gabarito.measure.stats.DEFAULT_SEED`; the result records the seed
+and the number of resamples actually used, so a results file says how it was computed.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from gabarito.errors import GabaritoError
+from gabarito.measure import metrics, stats
+
+DEFAULT_RESAMPLES = 10000
+
+
+def interval(values: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
+             seed: int = stats.DEFAULT_SEED) -> dict | None:
+    """``{"value": mean, "ci95": [low, high]}`` of per-query values in the order given
+    (None for no value: nothing to average)."""
+    values = [float(v) for v in values]
+    if not values:
+        return None
+    low, high = stats.bootstrap_ci(values, n_resamples=resamples, seed=seed)
+    return {"value": metrics.mean(values), "ci95": [low, high]}
+
+
+def per_query_values(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels,
+                     measures: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+    """``{method: {measure: {qid: value}}}`` for every judged query of ``qrels``."""
+    out = {}
+    for method, run in runs.items():
+        out[method] = {m: dict(v) for m, v in metrics.evaluate(run, qrels, measures).items()}
+    return out
+
+
+def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: Sequence[str], *,
+               tested: Sequence[str] | None = None, resamples: int = DEFAULT_RESAMPLES,
+               seed: int = stats.DEFAULT_SEED, order: Sequence[str] | None = None) -> dict:
+    """Score several runs on the same qrels.
+
+    Returns ``{"n", "queries", "measures", "seed", "resamples", "metrics": {method: {measure:
+    mean}}, "ci": {method: {measure: [low, high]}}, "tests": [{"measure", "a", "b", ...}],
+    "per_query": {method: {measure: {qid: value}}}}``. ``tested`` limits the paired tests to
+    some measures (default: all); ``order`` fixes the query order the bootstrap resamples
+    (default: sorted query ids), so a caller reproducing an earlier computation can keep its own.
+    """
+    if not runs:
+        raise GabaritoError("nothing to score: no run given")
+    measures = metrics.parse_measures(measures)
+    per_query = per_query_values(runs, qrels, measures)
+    judged = sorted(next(iter(per_query.values()))[measures[0]])
+    qids = list(order) if order is not None else judged
+    if sorted(qids) != judged:
+        raise GabaritoError("the query order given does not cover exactly the judged queries")
+    means = {m: {meas: metrics.mean([per_query[m][meas][q] for q in qids]) for meas in measures}
+             for m in runs}
+    ci = {m: {meas: list(stats.bootstrap_ci([per_query[m][meas][q] for q in qids],
+                                            n_resamples=resamples, seed=seed)) for meas in measures}
+          for m in runs}
+    tests = []
+    for meas in (measures if tested is None else tested):
+        if len(runs) < 2:
+            break
+        rows = stats.compare_methods({m: [per_query[m][meas][q] for q in qids] for m in runs},
+                                     n_resamples=resamples, seed=seed)
+        tests.extend({"measure": meas, **row} for row in rows)
+    return {"n": len(qids), "queries": qids, "measures": list(measures), "seed": seed,
+            "resamples": resamples, "metrics": means, "ci": ci, "tests": tests, "per_query": per_query}
+
+
+def paired_tests(scored: Mapping, measure: str) -> list[dict]:
+    """The paired-test rows of one measure from a :func:`score_runs` result."""
+    return [row for row in scored["tests"] if row["measure"] == measure]

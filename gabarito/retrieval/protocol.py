@@ -1,0 +1,125 @@
+"""The retriever protocol: ``search(queries, depth) -> Run``, one shape for every engine.
+
+A :class:`Queries` holds the questions a study or ``gabarito evaluate`` searches (ids and texts)
+and encodes them once per encoder, so two dense retrievers over the same model, a fusion of
+them and a latency check all use the same query vectors.
+
+A retriever is anything with ``name``, ``search(queries, depth) -> Run`` and ``provenance()``.
+Two small adapters make one out of any engine's per-question search function:
+
+* :class:`TextRetriever` wraps ``fn(text, depth) -> [(doc_id, score), ...]`` (ArcadeDB full
+  text, the memory BM25, the BM25 reference, bm25s, the SPLADE sparse index, ...);
+* :class:`VectorRetriever` wraps ``fn(vector, depth) -> [(doc_id, score), ...]`` and the encoder
+  whose query vectors it needs (ArcadeDB ``LSM_VECTOR``, exact cosine, ...).
+
+Their :class:`~gabarito.measure.runs.Run` orders each list by (-score, doc id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from gabarito.errors import GabaritoError
+from gabarito.measure.runs import Run
+
+Pairs = list[tuple[str, float]]
+
+
+def _encoder_key(encoder) -> str:
+    """What identifies an encoder's query vectors: model id, weights and query prefix."""
+    weights = getattr(encoder, "weights_sha256", "")
+    return f"{encoder.model_id}|{weights}|{getattr(encoder, 'query_prefix', '')}"
+
+
+@dataclass
+class Queries:
+    """Question ids and texts, with their query vectors computed once per encoder.
+
+    ``vectors`` may be given up front (``{encoder key or model id: array}``) when a study has
+    them already, e.g. from a query-vector cache."""
+
+    ids: list[str]
+    texts: list[str]
+    vectors_by_model: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.ids, self.texts = [str(i) for i in self.ids], list(self.texts)
+        if len(self.ids) != len(self.texts):
+            raise GabaritoError(f"{len(self.ids)} query ids for {len(self.texts)} texts")
+        if len(set(self.ids)) != len(self.ids):
+            dup = next(i for i in self.ids if self.ids.count(i) > 1)
+            raise GabaritoError(f"duplicate query id {dup!r}")
+
+    @classmethod
+    def of(cls, pairs: Sequence[tuple[str, str]]) -> "Queries":
+        return cls([q for q, _ in pairs], [t for _, t in pairs])
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def vectors(self, encoder) -> np.ndarray:
+        """Query vectors of ``encoder`` (``encode_query`` of each text), computed once."""
+        for key in (_encoder_key(encoder), encoder.model_id):
+            if key in self.vectors_by_model:
+                return self.vectors_by_model[key]
+        vecs = np.asarray([encoder.encode_query(t) for t in self.texts], dtype=np.float32)
+        self.vectors_by_model[_encoder_key(encoder)] = vecs
+        return vecs
+
+    def subset(self, ids: Sequence[str]) -> "Queries":
+        """The queries with these ids (in this order), sharing the computed vectors' rows."""
+        pos = {q: i for i, q in enumerate(self.ids)}
+        rows = [pos[q] for q in ids]
+        return Queries([self.ids[i] for i in rows], [self.texts[i] for i in rows],
+                       {k: v[rows] for k, v in self.vectors_by_model.items()})
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    name: str
+
+    def search(self, queries: Queries, depth: int) -> Run: ...
+
+    def provenance(self) -> dict: ...
+
+
+def _check_depth(depth: int) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise GabaritoError(f"depth must be a whole number >= 1, not {depth!r}")
+
+
+@dataclass
+class TextRetriever:
+    """A retriever from ``fn(text, depth) -> [(doc_id, score), ...]``."""
+
+    name: str
+    fn: Callable[[str, int], Sequence[tuple[str, float]]]
+    info: dict = field(default_factory=dict)
+
+    def search(self, queries: Queries, depth: int) -> Run:
+        _check_depth(depth)
+        return Run({q: self.fn(t, depth) for q, t in zip(queries.ids, queries.texts)}, name=self.name)
+
+    def provenance(self) -> dict:
+        return {"name": self.name, "kind": "text", **self.info}
+
+
+@dataclass
+class VectorRetriever:
+    """A retriever from ``fn(query_vector, depth) -> [(doc_id, score), ...]`` and its encoder."""
+
+    name: str
+    fn: Callable[[np.ndarray, int], Sequence[tuple[str, float]]]
+    encoder: object
+    info: dict = field(default_factory=dict)
+
+    def search(self, queries: Queries, depth: int) -> Run:
+        _check_depth(depth)
+        vectors = queries.vectors(self.encoder)
+        return Run({q: self.fn(vectors[i], depth) for i, q in enumerate(queries.ids)}, name=self.name)
+
+    def provenance(self) -> dict:
+        return {"name": self.name, "kind": "vector", "model": self.encoder.model_id, **self.info}

@@ -1,0 +1,179 @@
+"""The one study runner: gold check, shared arguments, phases, provenance, atomic writes.
+
+A study script declares and wires; the runner does the rest::
+
+    from gabarito.study.runner import study_main
+
+    def add_arguments(ap): ap.add_argument("--k", type=int, default=10)
+
+    def run(ctx):                      # ctx: StudyContext
+        with ctx.phase("load"):
+            ...
+        with ctx.arcadedb("my_database") as conn:
+            ...
+        ctx.write_run("bm25", run)     # TREC file under <out>/runs/
+        return {"provenance": ctx.provenance(corpus=..., model=..., engine=..., parameters=...), ...}
+
+    if __name__ == "__main__":
+        study_main(__file__, run, add_arguments)
+
+Before ``run`` is called the runner has verified every frozen gold file of ``study.json`` (nothing
+runs against questions that changed after they were frozen). After it returns, the results get
+the study's name and title, the phase timings and the wall time, and are written atomically;
+a :class:`~gabarito.errors.GabaritoError` anywhere is one line on stderr and exit status 2, and
+nothing is written.
+
+Shared arguments (every study has them): ``--arcadedb-url`` (an external server; credentials in
+``$GABARITO_ARCADEDB_USER`` / ``$GABARITO_ARCADEDB_PASSWORD``), ``--db-dir`` (root folder of the
+embedded server), ``--mirror`` (dataset mirror), ``--out`` (output folder, default the study
+folder), ``--resamples`` (bootstrap / randomization resamples, default from ``study.json``) and
+``--cold`` (drop the study's databases and cached vectors first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+from gabarito.errors import GabaritoError, run_main
+from gabarito.study.spec import StudySpec
+
+Run = Callable[["StudyContext"], dict]
+
+
+def say(message: str) -> None:
+    """One-line progress message (long loops use tqdm bars)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+class StudyContext:
+    """What a study's ``run`` gets: its spec, parsed arguments, verified gold, and helpers."""
+
+    def __init__(self, spec: StudySpec, args: argparse.Namespace, gold_sha256: Mapping[str, str]):
+        self.spec, self.args = spec, args
+        self.gold_sha256 = dict(gold_sha256)
+        self.out = Path(args.out)
+        self.seed = spec.seed
+        self.resamples = args.resamples
+        self.phases: dict[str, float] = {}
+        self.started = time.perf_counter()
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time a named phase (seconds, summed when a name repeats) and say when it starts."""
+        say(f"{self.spec.name}: {name}")
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases[name] = round(self.phases.get(name, 0.0) + time.perf_counter() - t0, 3)
+
+    def mirror(self) -> str | None:
+        return self.args.mirror
+
+    def db_dir(self, suffix: str | None = None) -> Path:
+        """Root folder of the embedded ArcadeDB server of this study."""
+        from gabarito.retrieval.models import cache_dir
+
+        if self.args.db_dir is not None:
+            return Path(self.args.db_dir)
+        return cache_dir() / f"arcadedb-{suffix or self.spec.name}"
+
+    def arcadedb(self, database: str, *, suffix: str | None = None, **kwargs):
+        """A connection to ``database`` on the external server or on the study's embedded one."""
+        from gabarito.retrieval.arcadedb import connect
+
+        return connect(self.args.arcadedb_url, root_dir=self.db_dir(suffix), database=database, **kwargs)
+
+    def provenance(self, *, corpus: Mapping, model: Mapping | None, engine: Mapping,
+                   parameters: Mapping) -> dict:
+        """The results' provenance: inputs, gold hashes, seed and resamples, commit, date, machine."""
+        from gabarito.study.records import provenance
+
+        params = {**parameters, "seed": self.seed, "bootstrap_resamples": self.resamples}
+        return provenance(corpus=corpus, gold_sha256=self.gold_sha256, model=model, engine=engine,
+                          parameters=params)
+
+    def runs_dir(self) -> Path:
+        return self.out / "runs"
+
+    def write_run(self, method: str, run: Mapping, *, tag: str | None = None) -> Path:
+        """A TREC run file ``<out>/runs/<method>.trec`` ('@' written as '_at_')."""
+        from gabarito.measure.runs import Run as RunType
+
+        run = run if isinstance(run, RunType) else RunType(run)
+        name = method.replace("@", "_at_")
+        return run.write_trec(self.runs_dir() / f"{name}.trec", tag or f"gabarito-{method}")
+
+    def write_qrels(self, name: str, qrels: Mapping) -> Path:
+        from gabarito.measure.runs import Qrels
+
+        qrels = qrels if isinstance(qrels, Qrels) else Qrels(qrels)
+        return qrels.write_trec(self.runs_dir() / f"qrels.{name}.txt")
+
+    def wall_s(self) -> float:
+        return round(time.perf_counter() - self.started, 2)
+
+
+def shared_parser(spec: StudySpec, doc: str | None) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=f"gabarito study {spec.name}", description=doc or spec.title,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--arcadedb-url", default=os.environ.get("GABARITO_ARCADEDB_URL"),
+                    help="an external ArcadeDB server instead of the embedded one "
+                         "(credentials from $GABARITO_ARCADEDB_USER / $GABARITO_ARCADEDB_PASSWORD)")
+    ap.add_argument("--db-dir", type=Path, default=None, help="root folder of the embedded ArcadeDB server")
+    ap.add_argument("--mirror", default=os.environ.get("GABARITO_DATA_MIRROR"),
+                    help="local dataset mirror (or $GABARITO_DATA_MIRROR)")
+    ap.add_argument("--out", type=Path, default=spec.dir, help="output folder (default: the study folder)")
+    ap.add_argument("--resamples", type=int, default=spec.resamples,
+                    help=f"bootstrap / randomization resamples (default: {spec.resamples})")
+    ap.add_argument("--cold", action="store_true", help="start from nothing: drop databases and cached vectors")
+    return ap
+
+
+def run_study(spec: StudySpec, run: Run, argv=None, *,
+              add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+              doc: str | None = None) -> Path:
+    """Verify the gold, parse the arguments, call ``run``, write its results; return their path."""
+    ap = shared_parser(spec, doc)
+    if add_arguments is not None:
+        add_arguments(ap)
+    args = ap.parse_args(argv)
+    if args.resamples < 100:
+        raise GabaritoError(f"--resamples must be at least 100, not {args.resamples}")
+    gold = spec.verify_gold()  # gold first: before any search
+    if args.mirror:
+        os.environ["GABARITO_DATA_MIRROR"] = str(args.mirror)
+    ctx = StudyContext(spec, args, gold)
+    results = run(ctx)
+    if not isinstance(results, dict) or "provenance" not in results:
+        raise GabaritoError(f"study {spec.name} returned results without provenance")
+    return write_study_results(ctx, results)
+
+
+def write_study_results(ctx: StudyContext, results: dict) -> Path:
+    from gabarito.study.records import write_results
+
+    out = {"study": ctx.spec.name, "title": ctx.spec.title, **results}
+    out.setdefault("phases_s", dict(ctx.phases))
+    out.setdefault("wall_s", ctx.wall_s())
+    path = write_results(ctx.out / ctx.spec.results, out)
+    say(f"{ctx.spec.name}: wrote {path} ({out['wall_s']} s)")
+    return path
+
+
+def study_main(script: str | Path, run: Run, add_arguments=None, argv=None) -> "NoReturn":  # noqa: F821
+    """Entry point of a study script: the study is the ``study.json`` beside ``script``."""
+    spec = StudySpec.load(Path(script).resolve().parent / "study.json")
+    doc = sys.modules["__main__"].__doc__ if "__main__" in sys.modules else None
+
+    def main(argv_):
+        run_study(spec, run, argv_, add_arguments=add_arguments, doc=doc)
+        return 0
+
+    run_main(main, argv)

@@ -1,0 +1,119 @@
+"""A study's declaration (``case-studies/<name>/study.json``) and the registry of studies.
+
+``study.json`` fields:
+
+* ``name``, ``title`` -- the study's id (``gabarito study <name>``) and a one-line English title;
+* ``script`` -- the study script in the same folder; it calls :func:`gabarito.study.runner.study_main`;
+* ``gold`` -- a list of ``{"manifest": path, "files": [paths]?}``: freeze manifests (paths relative
+  to the study folder) and, optionally, the subset of their files this study is judged on (default:
+  all of them). The runner verifies them before anything runs; results record their sha256 keyed by
+  path relative to the study folder;
+* ``results`` -- the results file the study writes (default ``results.json``);
+* ``corpus`` -- ``{"dataset", "file"}`` of a fetched dataset whose sha256 the results record, or
+  ``null``;
+* ``seed``, ``resamples`` -- the bootstrap / randomization seed and resample count of this study
+  (default :data:`gabarito.measure.stats.DEFAULT_SEED` and 10,000), recorded in its results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import sha256_file
+from gabarito.inputs.gold import verify_frozen
+from gabarito.measure.score import DEFAULT_RESAMPLES
+from gabarito.measure.stats import DEFAULT_SEED
+from gabarito.paths import ROOT
+
+STUDIES = ROOT / "case-studies"
+
+
+@dataclass
+class StudySpec:
+    name: str
+    title: str
+    dir: Path
+    script: str
+    gold: list[dict] = field(default_factory=list)
+    results: str = "results.json"
+    corpus: dict | None = None
+    seed: int = DEFAULT_SEED
+    resamples: int = DEFAULT_RESAMPLES
+
+    @classmethod
+    def load(cls, path: str | Path) -> "StudySpec":
+        path = Path(path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise GabaritoError("no study.json", path=path) from None
+        except json.JSONDecodeError as exc:
+            raise GabaritoError(f"invalid JSON at line {exc.lineno}", path=path) from None
+        missing = [k for k in ("name", "title", "script", "gold") if k not in raw]
+        if missing:
+            raise GabaritoError(f"missing field {missing[0]!r}", path=path)
+        known = {"name", "title", "script", "gold", "results", "corpus", "seed", "resamples"}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise GabaritoError(f"unknown field {unknown[0]!r}", path=path)
+        gold = raw["gold"]
+        if not isinstance(gold, list) or not gold or not all(isinstance(g, dict) and "manifest" in g for g in gold):
+            raise GabaritoError("'gold' must be a non-empty list of {manifest, files?}", path=path)
+        return cls(dir=path.parent, **{k: v for k, v in raw.items() if k in known})
+
+    @property
+    def results_path(self) -> Path:
+        return self.dir / self.results
+
+    def verify_gold(self) -> dict[str, str]:
+        """Check every frozen gold file; return ``{path relative to the study folder: sha256}``."""
+        out = {}
+        for entry in self.gold:
+            manifest = self.dir / entry["manifest"]
+            frozen = {os.path.normpath(os.path.relpath(manifest.parent / rel, self.dir)): sha
+                      for rel, sha in verify_frozen(manifest).items()}
+            wanted = entry.get("files")
+            if wanted is None:
+                out.update(frozen)
+                continue
+            for rel in wanted:
+                rel = os.path.normpath(rel)
+                if rel not in frozen:
+                    raise GabaritoError(f"gold file {rel!r} is not frozen in this manifest", path=manifest)
+                out[rel] = frozen[rel]
+        return out
+
+    def corpus_sha256(self, mirror: str | None = None) -> str | None:
+        if not self.corpus:
+            return None
+        from gabarito.inputs.datasets import fetch
+
+        return sha256_file(fetch(self.corpus["dataset"], mirror=mirror) / self.corpus["file"])
+
+    def staleness(self, mirror: str | None = None) -> str | None:
+        """Why the results must be recomputed, or None when they are current."""
+        from gabarito.study.records import stale_reason
+
+        return stale_reason(self.results_path, gold_sha256=self.verify_gold(),
+                            corpus_sha256=self.corpus_sha256(mirror))
+
+
+def all_studies(root: Path = STUDIES) -> dict[str, StudySpec]:
+    """Every ``<root>/<name>/study.json``, keyed by name."""
+    out = {}
+    for path in sorted(Path(root).glob("*/study.json")):
+        spec = StudySpec.load(path)
+        out[spec.name] = spec
+    return out
+
+
+def find_study(name: str, root: Path = STUDIES) -> StudySpec:
+    """The study called ``name``; an unknown name is a one-line error listing the known ones."""
+    studies = all_studies(root)
+    if name not in studies:
+        raise GabaritoError(f"unknown study {name!r}; known: {', '.join(studies) or 'none'}")
+    return studies[name]

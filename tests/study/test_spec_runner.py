@@ -1,0 +1,67 @@
+import json
+
+import pytest
+
+from gabarito.errors import GabaritoError
+from gabarito.inputs.gold import freeze
+from gabarito.study.runner import run_study
+from gabarito.study.spec import StudySpec, find_study
+
+
+def _study(tmp_path, gold_text='{"pairs": []}'):
+    d = tmp_path / "toy"
+    d.mkdir()
+    (d / "questions.json").write_text(gold_text)
+    freeze(d / "gold.lock.json", [d / "questions.json"])
+    (d / "study.json").write_text(json.dumps({
+        "name": "toy", "title": "A toy study", "script": "run.py",
+        "gold": [{"manifest": "gold.lock.json"}], "seed": 11, "resamples": 200}))
+    return StudySpec.load(d / "study.json")
+
+
+def test_runner_checks_gold_first_and_writes_results_with_provenance(tmp_path):
+    spec = _study(tmp_path)
+    seen = {}
+
+    def run(ctx):
+        seen["gold"] = ctx.gold_sha256
+        with ctx.phase("work"):
+            pass
+        return {"provenance": ctx.provenance(corpus={"name": "toy"}, model=None, engine={"name": "none"},
+                                             parameters={"k": 3}), "value": 1}
+
+    path = run_study(spec, run, [])
+    out = json.loads(path.read_text())
+    assert out["study"] == "toy" and out["title"] == "A toy study" and out["value"] == 1
+    assert out["provenance"]["gold_sha256"] == seen["gold"] and list(seen["gold"]) == ["questions.json"]
+    assert out["provenance"]["parameters"] == {"k": 3, "seed": 11, "bootstrap_resamples": 200}
+    assert "work" in out["phases_s"] and spec.staleness() is None
+
+
+def test_runner_refuses_edited_gold_before_running(tmp_path):
+    spec = _study(tmp_path)
+    (spec.dir / "questions.json").write_text('{"pairs": [1]}')
+    called = []
+    with pytest.raises(GabaritoError, match="changed after it was frozen"):
+        run_study(spec, lambda ctx: called.append(1), [])
+    assert not called and not (spec.dir / "results.json").exists()
+
+
+def test_spec_rejects_unknown_fields_and_unknown_studies(tmp_path):
+    spec = _study(tmp_path)
+    raw = json.loads((spec.dir / "study.json").read_text())
+    (spec.dir / "study.json").write_text(json.dumps({**raw, "sed": 1}))
+    with pytest.raises(GabaritoError, match="unknown field 'sed'"):
+        StudySpec.load(spec.dir / "study.json")
+    (spec.dir / "study.json").write_text(json.dumps(raw))
+    with pytest.raises(GabaritoError, match="unknown study 'nope'; known: toy"):
+        find_study("nope", tmp_path)
+
+
+def test_gold_subset_and_missing_file(tmp_path):
+    spec = _study(tmp_path)
+    spec.gold = [{"manifest": "gold.lock.json", "files": ["questions.json"]}]
+    assert list(spec.verify_gold()) == ["questions.json"]
+    spec.gold = [{"manifest": "gold.lock.json", "files": ["other.json"]}]
+    with pytest.raises(GabaritoError, match="not frozen"):
+        spec.verify_gold()
