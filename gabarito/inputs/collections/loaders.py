@@ -1,0 +1,150 @@
+"""The five collections: one reader per fetched folder, :data:`COLLECTIONS` and :func:`load_collection`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from gabarito.errors import GabaritoError
+from gabarito.inputs.collections.collection import CRANFIELD_GRADES, Collection, _assemble, _check_qrels
+from gabarito.inputs.collections.files import _lines, _read, _Tarball
+from gabarito.inputs.collections.glasgow import _glasgow_documents, _glasgow_queries, _text
+from gabarito.inputs.collections.qrels import parse_qrels
+from gabarito.inputs.collections.trec import parse_trec_documents, parse_trec_topics
+from gabarito.inputs.datasets import fetch
+from gabarito.inputs.documents import Document
+
+
+def _load_cranfield(folder: Path) -> Collection:
+    tar = _Tarball(folder / "cran.tar.gz")
+    try:
+        notes = [("document text = .T title + .W abstract (the Cranfield .W usually repeats the title, "
+                 "so title words count twice); authors .A and bibliography .B are not used"),
+                 "query text = .W",
+                 ("query ids are positions 1..225 in cran.qry, as cranqrel numbers them; the file's .I "
+                 "number is in extra['file_id']"),
+                 "grades: cranqrel codes reversed for graded measures (CRANFIELD_GRADES): "
+                 + ", ".join(f"{c}->{g}" for c, g in CRANFIELD_GRADES.items())]
+        text, source = tar.read("cran.all.1400")
+        documents = _glasgow_documents(text, source, "TABW", notes)
+        text, qsource = tar.read("cran.qry")
+        qrecs = _glasgow_queries(text, qsource, "W", notes)
+        raw_queries = [(str(pos), " ".join(r.fields["W"].split()),
+                        {"file_id": r.id}) for pos, r in enumerate(qrecs, start=1)]
+        text, rsource = tar.read("cranqrel")
+        rows = parse_qrels(text, rsource, "cranfield", grades=CRANFIELD_GRADES)
+    finally:
+        tar.close()
+    codes_by_line = {}
+    for lineno, line in enumerate(_lines(text), start=1):
+        cols = line.split()
+        if cols:
+            codes_by_line[lineno] = int(cols[2])
+    qrels = _check_qrels(rows, rsource, {q[0] for q in raw_queries}, {d.id for d in documents},
+                         what_query="query number")
+    source_docs: dict[str, list[str]] = {}
+    for lineno, qid, did, _grade in rows:
+        if codes_by_line[lineno] == -1:
+            source_docs.setdefault(qid, []).append(did)
+    raw_queries = [(qid, qtext, {**extra, "source_documents": source_docs.get(qid, [])})
+                   for qid, qtext, extra in raw_queries]
+    notes.append(f"{sum(map(len, source_docs.values()))} cranqrel rows coded -1 (grade 0) name the "
+                 "document each question was drawn from; kept as extra['source_documents']")
+    return _assemble("cranfield", documents, raw_queries, qrels, notes,
+                     "documents: .T + .W; queries: .W")
+
+
+def _load_glasgow_binary(name: str, tarball: str, prefix: str, doc_fields: str, query_fields: str,
+                         layout: str, folder: Path, notes: list[str], text_fields: str) -> Collection:
+    tar = _Tarball(folder / tarball)
+    try:
+        text, source = tar.read(f"{prefix}.ALL")
+        documents = _glasgow_documents(text, source, doc_fields, notes)
+        text, qsource = tar.read(f"{prefix}.QRY")
+        qrecs = _glasgow_queries(text, qsource, query_fields, notes)
+        text, rsource = tar.read(f"{prefix}.REL")
+        rows = parse_qrels(text, rsource, layout)
+        unused = [n for n in tar.names if n not in {f"{prefix}.ALL", f"{prefix}.QRY", f"{prefix}.REL"}]
+    finally:
+        tar.close()
+    raw_queries = [(str(int(r.id)), " ".join(_text(r, "T", "W").split()), {}) for r in qrecs]
+    qrels = _check_qrels(rows, rsource, {q[0] for q in raw_queries}, {d.id for d in documents})
+    if unused:
+        notes.append(f"not used: {', '.join(unused)}")
+    return _assemble(name, documents, raw_queries, qrels, notes, text_fields)
+
+
+def _load_cisi(folder: Path) -> Collection:
+    notes = [("document text = .T title + .W abstract; authors .A, .B, keywords .K, categories .C and "
+             "the .X cross-reference (citation) sections are skipped"),
+             ("query text = .T + .W when the query has a title (queries 58-112 are paper abstracts), "
+             "else .W; their .A/.B are skipped"),
+             "CISI.REL rows 'qid docid 0 0.000000': every listed pair is relevant (grade 1)"]
+    return _load_glasgow_binary("cisi", "cisi.tar.gz", "CISI", "TABWXKC", "TABW", "smart", folder,
+                                notes, "documents: .T + .W; queries: .T + .W (.W only when untitled)")
+
+
+def _load_medline(folder: Path) -> Collection:
+    notes = ["document text = .W (MED.ALL has no title or other fields)", "query text = .W",
+             "MED.REL rows 'qid 0 docid 1' (TREC layout), all grade 1"]
+    return _load_glasgow_binary("medline", "med.tar.gz", "MED", "W", "W", "trec", folder, notes,
+                                "documents: .W; queries: .W")
+
+
+def _load_adi(folder: Path) -> Collection:
+    notes = ["document text = .T title + .W abstract; authors .A are not used", "query text = .W",
+             "ADI.REL rows 'qid docid 0 0.000000': every listed pair is relevant (grade 1)"]
+    return _load_glasgow_binary("adi", "adi.tar.gz", "ADI", "TAW", "W", "smart", folder, notes,
+                                "documents: .T + .W; queries: .W")
+
+
+def _load_npl(folder: Path) -> Collection:
+    notes = [("document text = the text after <DOCNO> (NPL documents have no title; lower case, "
+             "punctuation and numbers already removed in the source)"),
+             "query text = <title> (upper case in the source)",
+             "qrels 'qid 0 docid 1' (TREC layout), all grade 1"]
+    text, source = _read(folder / "corpus" / "doc-text.trec")
+    documents, seen = [], {}
+    for line, docno, body in parse_trec_documents(text, source):
+        if docno in seen:
+            raise GabaritoError(f"DOCNO {docno} repeats the one at line {seen[docno]}", path=source,
+                                record=f"line {line}")
+        seen[docno] = line
+        documents.append(Document(docno, body, ""))
+    text, qsource = _read(folder / "query-text.trec")
+    raw_queries, qseen = [], {}
+    for line, num, title in parse_trec_topics(text, qsource):
+        if num in qseen:
+            raise GabaritoError(f"query {num} repeats the one at line {qseen[num]}", path=qsource,
+                                record=f"line {line}")
+        qseen[num] = line
+        raw_queries.append((num, title, {}))
+    text, rsource = _read(folder / "qrels")
+    rows = parse_qrels(text, rsource, "trec")
+    qrels = _check_qrels(rows, rsource, set(qseen), set(seen))
+    return _assemble("npl", documents, raw_queries, qrels, notes,
+                     "documents: text after <DOCNO>; queries: <title>")
+
+
+COLLECTIONS: dict[str, Callable[[Path], Collection]] = {
+    "cranfield": _load_cranfield,
+    "cisi": _load_cisi,
+    "medline": _load_medline,
+    "npl": _load_npl,
+    "adi": _load_adi,
+}
+"""Collection name (also its key in ``data/datasets.json``) -> reader of the fetched folder."""
+
+
+def load_collection(name: str, *, mirror: str | Path | None = None,
+                    dest: str | Path | None = None) -> Collection:
+    """Fetch (verified by sha256) and read one of :data:`COLLECTIONS`.
+
+    ``mirror`` is a local mirror folder (else ``$GABARITO_DATA_MIRROR``, else
+    the upstream URLs); ``dest`` the cache folder (default as in
+    :func:`gabarito.inputs.datasets.fetch`).
+    """
+    if name not in COLLECTIONS:
+        raise GabaritoError(f"unknown collection {name!r} (known: {', '.join(COLLECTIONS)})")
+    folder = fetch(name, mirror=mirror, dest=dest)
+    return COLLECTIONS[name](folder)
