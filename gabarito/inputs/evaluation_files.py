@@ -1,0 +1,216 @@
+"""Loading evaluations: questions with the ids of the documents that answer them.
+
+Evaluations (:func:`load_evaluation`) come from:
+
+* a JSON file holding a list ``[{"query", "relevantIds": [...], "id"?, "type"?,
+  "severity"?, "answer"?, ...}]``. A missing id becomes ``q001``, ``q002``, ...
+  (from the 1-based position); keys not named here are kept in
+  :attr:`EvalQuery.extra`. ``relevantIds`` must be present; ``[]`` marks a
+  question the documents cannot answer;
+* a BEIR-style folder: ``queries.jsonl`` (``{"_id", "text"}`` per line) and
+  ``qrels/test.tsv`` (``query-id corpus-id score``, tab-separated, header
+  optional; a score above 0 is relevant). Without ``qrels/test.tsv`` the only
+  ``qrels/*.tsv`` is used. The graded scores are kept in
+  ``extra["relevance"]``. BEIR queries with no relevant document in the qrels
+  are **skipped**: they are left out of the returned list and their ids are in
+  its :attr:`Evaluation.skipped` attribute.
+
+Bad input raises a one-line :class:`GabaritoError` naming the file and the
+record (its 1-based position, or line number in ``.jsonl``/``.tsv`` files, and
+its id), and nothing is returned. The public import path is
+:mod:`gabarito.inputs.documents`, which re-exports :func:`load_evaluation`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from gabarito.errors import GabaritoError
+from gabarito.inputs.items import Document, EvalQuery, Evaluation
+from gabarito.inputs.textfiles import _as_id, _json_kind, _label, _read_json_list, _read_jsonl, _read_text
+
+__all__ = ["load_evaluation"]
+
+
+def load_evaluation(path: str | Path, documents: Iterable[Document | str] | None = None,
+                    *, split: str = "test") -> Evaluation:
+    """Load and check evaluation queries from a JSON list file or a BEIR folder.
+
+    With ``documents`` (the corpus, or its ids) every relevant id must name one
+    of them and no query may list more relevant ids than there are documents.
+    ``split`` picks ``qrels/<split>.tsv`` in a BEIR folder.
+    """
+    path = Path(path)
+    doc_ids: set[str] | None = None
+    n_docs = 0
+    if documents is not None:
+        ids = [d.id if isinstance(d, Document) else str(d) for d in documents]
+        doc_ids, n_docs = set(ids), len(ids)
+    if path.is_dir():
+        return _load_beir_evaluation(path, doc_ids, n_docs, split)
+    if not path.exists():
+        raise GabaritoError("evaluation file not found", path=path)
+    return _load_json_evaluation(path, doc_ids, n_docs)
+
+
+def _check_relevant(path: Path, label: str, relevant: Sequence[str], doc_ids: set[str] | None,
+                    n_docs: int) -> None:
+    if doc_ids is None:
+        return
+    if len(relevant) > n_docs:
+        raise GabaritoError(
+            f"{len(relevant)} relevant ids is larger than the corpus can answer ({n_docs} documents)",
+            path=path, record=label)
+    for rid in relevant:
+        if rid not in doc_ids:
+            raise GabaritoError(f"relevant id {rid!r} is not in the documents", path=path, record=label)
+
+
+def _finish(path: Path, queries: list[EvalQuery], skipped: Sequence[str] = ()) -> Evaluation:
+    if not any(q.relevant_ids for q in queries):
+        extra = f" ({len(skipped)} queries without qrels were skipped)" if skipped else ""
+        raise GabaritoError(f"no query has a relevant id, so nothing can be measured{extra}", path=path)
+    return Evaluation(queries, path=path, skipped=skipped)
+
+
+_KNOWN_KEYS = ("id", "query", "relevantIds", "type", "severity", "answer")
+
+
+def _load_json_evaluation(path: Path, doc_ids: set[str] | None, n_docs: int) -> Evaluation:
+    data = _read_json_list(path, "evaluation file")
+    queries: list[EvalQuery] = []
+    seen: dict[str, int] = {}
+    for i, rec in enumerate(data, start=1):
+        if not isinstance(rec, dict):
+            raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=path, record=i)
+        if "id" in rec and rec["id"] is not None:
+            qid = _as_id(rec["id"])
+            if qid is None:
+                raise GabaritoError("'id' must be a non-empty string", path=path, record=i)
+        else:
+            qid = f"q{i:03d}"
+        label = _label(i, qid)
+        if qid in seen:
+            raise GabaritoError(f"duplicate query id {qid!r} (first at record {seen[qid]})",
+                                path=path, record=label)
+        query = rec.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise GabaritoError("empty query", path=path, record=label)
+        if "relevantIds" not in rec:
+            raise GabaritoError("missing 'relevantIds' (use [] for a query the documents cannot answer)",
+                                path=path, record=label)
+        relevant = rec["relevantIds"]
+        if not isinstance(relevant, list) or not all(isinstance(r, str) and r for r in relevant):
+            raise GabaritoError("'relevantIds' must be a list of non-empty strings", path=path, record=label)
+        dupes = sorted({r for r in relevant if relevant.count(r) > 1})
+        if dupes:
+            raise GabaritoError(f"'relevantIds' repeats {', '.join(map(repr, dupes))}", path=path, record=label)
+        _check_relevant(path, label, relevant, doc_ids, n_docs)
+        strings = {}
+        for key in ("type", "severity", "answer"):
+            value = rec.get(key, "")
+            if value is None:
+                value = ""
+            if not isinstance(value, str):
+                raise GabaritoError(f"{key!r} must be a string", path=path, record=label)
+            strings[key] = value
+        extra = {k: v for k, v in rec.items() if k not in _KNOWN_KEYS}
+        seen[qid] = i
+        queries.append(EvalQuery(qid, query.strip(), tuple(relevant), extra=extra, **strings))
+    return _finish(path, queries)
+
+
+def _qrels_file(folder: Path, split: str) -> Path:
+    qdir = folder / "qrels"
+    wanted = qdir / f"{split}.tsv"
+    if wanted.is_file():
+        return wanted
+    found = sorted(qdir.glob("*.tsv")) if qdir.is_dir() else []
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise GabaritoError(f"no qrels: expected qrels/{split}.tsv", path=folder)
+    names = ", ".join(p.name for p in found)
+    raise GabaritoError(f"no qrels/{split}.tsv and several other qrels files ({names}); pick a split",
+                        path=folder)
+
+
+def _read_qrels(path: Path) -> tuple[dict[str, dict[str, int]], dict[tuple[str, str], int]]:
+    """``{query id: {document id: score}}`` for the rows with a score above 0, in file order,
+    and the line number of each ``(query id, document id)`` row."""
+    out: dict[str, dict[str, int]] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for lineno, line in enumerate(_read_text(path, "qrels file").split("\n"), start=1):
+        if not line.strip():
+            continue
+        cols = line.rstrip("\r").split("\t")
+        if len(cols) != 3:
+            cols = line.split()
+        if lineno == 1 and cols and cols[0].strip().lower() in ("query-id", "query_id", "qid"):
+            continue
+        if len(cols) != 3:
+            raise GabaritoError(f"expected 3 columns (query-id, corpus-id, score), found {len(cols)}",
+                                path=path, record=f"line {lineno}")
+        qid, did, score_text = (c.strip() for c in cols)
+        label = f"line {lineno} ({qid} {did})"
+        if not qid or not did:
+            raise GabaritoError("empty query-id or corpus-id", path=path, record=label)
+        try:
+            score = int(score_text)
+        except ValueError:
+            try:
+                score = float(score_text)
+            except ValueError:
+                raise GabaritoError(f"score {score_text!r} is not a number", path=path, record=label) from None
+        lines.setdefault((qid, did), lineno)
+        if score > 0:
+            rel = out.setdefault(qid, {})
+            rel[did] = max(score, rel.get(did, score))
+    return out, lines
+
+
+def _load_beir_evaluation(folder: Path, doc_ids: set[str] | None, n_docs: int, split: str) -> Evaluation:
+    qpath = folder / "queries.jsonl"
+    if not qpath.is_file():
+        raise GabaritoError("folder holds no queries.jsonl (expected a BEIR folder)", path=folder)
+    qrels_path = _qrels_file(folder, split)
+    qrels, qrel_lines = _read_qrels(qrels_path)
+    queries: list[EvalQuery] = []
+    skipped: list[str] = []
+    seen: dict[str, int] = {}
+    for lineno, rec in _read_jsonl(qpath, "queries file"):
+        if not isinstance(rec, dict):
+            raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=qpath, record=lineno)
+        qid = _as_id(rec.get("_id"))
+        if qid is None:
+            raise GabaritoError("missing or empty '_id'", path=qpath, record=lineno)
+        label = _label(lineno, qid)
+        if qid in seen:
+            raise GabaritoError(f"duplicate query id {qid!r} (first at line {seen[qid]})",
+                                path=qpath, record=label)
+        seen[qid] = lineno
+        text = rec.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise GabaritoError("empty query", path=qpath, record=label)
+        rel = qrels.get(qid)
+        if not rel:
+            skipped.append(qid)
+            continue
+        relevant = tuple(rel)
+        if doc_ids is not None:
+            if len(relevant) > n_docs:
+                _check_relevant(qpath, label, relevant, doc_ids, n_docs)
+            for did in relevant:
+                if did not in doc_ids:
+                    raise GabaritoError(f"relevant id {did!r} of query {qid!r} is not in the documents",
+                                        path=qrels_path, record=f"line {qrel_lines[(qid, did)]} ({qid} {did})")
+        extra = {k: v for k, v in rec.items() if k not in ("_id", "text")}
+        extra["relevance"] = dict(rel)
+        queries.append(EvalQuery(qid, text.strip(), relevant, extra=extra))
+    unknown = [key for key in qrel_lines if key[0] not in seen]
+    if unknown:
+        qid, did = unknown[0]
+        raise GabaritoError(f"query id {qid!r} is not in queries.jsonl", path=qrels_path,
+                            record=f"line {qrel_lines[unknown[0]]} ({qid} {did})")
+    return _finish(qpath, queries, skipped)
