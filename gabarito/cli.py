@@ -41,7 +41,7 @@ def run_study(spec: StudySpec, extra: list[str]) -> None:
 
 
 def _add_evaluate(sub) -> None:
-    from gabarito.evaluation.run import ANALYZERS, DEFAULT_MODEL, ENGINES, METHODS
+    from gabarito.evaluation import ANALYZERS, DEFAULT_MODEL, ENGINES, METHODS
 
     p = sub.add_parser(
         "evaluate", help="measure search quality on your documents and questions",
@@ -72,6 +72,11 @@ def _add_evaluate(sub) -> None:
     p.add_argument("--reranker", help="a second reading of the first --rerank-n chunks: a cross-encoder id or "
                                       "folder, bi:<model>, maxsim:<model> or splade")
     p.add_argument("--rerank-n", type=int, default=20, help="chunks read again by --reranker (default: 20)")
+    p.add_argument("--measures", help="comma-separated measures beside top-k accuracy and MRR, e.g. "
+                                      "nDCG@10,AP@100,R@100,P@5,hit@3 (default: nDCG@10,AP@100,R@100 when "
+                                      "questions have several relevant documents or graded judgments)")
+    p.add_argument("--qrels", type=Path, help="TREC qrels (qid iter doc grade); --evaluation is then a TREC "
+                                              "topics file (<top><num>...<title>...)")
 
 
 def _add_compare(sub) -> None:
@@ -87,16 +92,22 @@ def _add_compare(sub) -> None:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from gabarito.inputs.documents import load_documents, load_evaluation
-    from gabarito.evaluation.run import EvalConfig, format_summary, run_evaluation, unique_run_id, write_run
+    from gabarito.evaluation import EvalConfig, format_summary, run_evaluation, unique_run_id, write_run
 
     config = EvalConfig(segmentation=args.segmentation, prefix_title=args.prefix_title, method=args.method,
                         model=args.model, engine=args.engine, analyzer=args.analyzer, k=args.k,
                         chunk_depth=args.chunk_depth, rrf_k=args.rrf_k, label=args.label,
-                        reranker=args.reranker, rerank_n=args.rerank_n).effective()
+                        reranker=args.reranker, rerank_n=args.rerank_n,
+                        measures=tuple(args.measures.split(",")) if args.measures else None).effective()
     if args.out is not None and args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         raise GabaritoError("already holds a run or other files; choose another --out", path=args.out)
     documents = load_documents(args.documents)
-    queries = load_evaluation(args.evaluation, documents)
+    if args.qrels is not None:
+        from gabarito.inputs.trec_topics import load_trec_evaluation
+
+        queries = load_trec_evaluation(args.evaluation, args.qrels, documents)
+    else:
+        queries = load_evaluation(args.evaluation, documents)
     record = run_evaluation(documents, queries, config, arcadedb_url=args.arcadedb_url, db_dir=args.db_dir,
                             documents_path=args.documents, evaluation_path=args.evaluation)
     run_id = unique_run_id(record, args.log, args.log.parent)  # same config in the same second: -2, -3, ...

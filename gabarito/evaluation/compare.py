@@ -20,10 +20,11 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.stats import DEFAULT_SEED, paired_randomization_test, sign_test
+from gabarito.measure import metrics
+from gabarito.measure.runs import Qrels
+from gabarito.measure.stats import DEFAULT_SEED, compare_methods
 
 __all__ = ["VARIABLES", "load_runs", "config_differences", "measure_values", "compare_runs",
            "format_comparison"]
@@ -116,29 +117,27 @@ def _parse_measure(measure: str) -> tuple[str, int, str]:
 
 def measure_values(record: dict, measure: str) -> dict[str, float]:
     """``{query id: value}`` of ``RR@n`` or ``hit@n`` for the answerable queries of a run,
-    recomputed from the returned documents (``n`` may not exceed the run's ``k``)."""
+    recomputed from the returned documents by :func:`gabarito.measure.metrics.evaluate`
+    (``n`` may not exceed the run's ``k``)."""
     kind, n, name = _parse_measure(measure)
     k = int(record["config"]["k"])
     if n > k:
         raise GabaritoError(f"run {record['run_id']} kept only the top {k} documents, so it has no {name}; "
                             f"use --measure {kind}@{k} or less")
-    out = {}
-    for row in record["per_query"]:
-        if not row["answerable"]:
-            continue
-        relevant = set(row["expected"])
-        ids = [r["id"] for r in row["returned"]][:n]
-        rank = next((i for i, d in enumerate(ids, start=1) if d in relevant), None)
-        out[row["id"]] = (1.0 / rank if rank else 0.0) if kind == "RR" else float(rank is not None)
-    return out
+    rows = [r for r in record["per_query"] if r["answerable"]]
+    run = {r["id"]: [x["id"] for x in r["returned"]] for r in rows}  # plain ids: the order as returned
+    qrels = Qrels.from_lists({r["id"]: r["expected"] for r in rows})
+    values = metrics.evaluate(run, qrels, [name])[name]
+    return {r["id"]: values[r["id"]] for r in rows}
 
 
 def _test(a: list[float], b: list[float], seed: int) -> dict:
-    """``b`` against the baseline ``a``: wins are queries where ``b`` is higher."""
-    sign = sign_test(b, a)
-    return {"mean_a": float(np.mean(a)), "mean_b": float(np.mean(b)), "mean_diff": float(np.mean(b) - np.mean(a)),
-            "wins": sign["wins"], "losses": sign["losses"], "ties": sign["ties"], "p_sign": sign["p"],
-            "p_randomization": paired_randomization_test(b, a, seed=seed)}
+    """``b`` against the baseline ``a`` (:func:`gabarito.measure.stats.compare_methods`): wins are
+    queries where ``b`` is higher, ``mean_diff`` is ``b - a``."""
+    row = compare_methods({"b": b, "a": a}, seed=seed)[0]
+    return {"mean_a": row["mean_b"], "mean_b": row["mean_a"], "mean_diff": row["mean_diff"],
+            "wins": row["wins"], "losses": row["losses"], "ties": row["ties"], "p_sign": row["p_sign"],
+            "p_randomization": row["p_randomization"], "ci95_diff": [row["ci_low"], row["ci_high"]]}
 
 
 def _run_row(record: dict, measure: str) -> dict:
@@ -148,13 +147,13 @@ def _run_row(record: dict, measure: str) -> dict:
     def mean(name: str) -> float | None:
         if int(name.split("@")[1]) > k:
             return None
-        return float(np.mean(list(measure_values(record, name).values())))
+        return metrics.mean(measure_values(record, name))
 
     values = measure_values(record, measure)
     return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),
             "settings": _settings(record), "n_answerable": len(values),
             "top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}"),
-            "measure": float(np.mean(list(values.values())))}
+            "measure": metrics.mean(values)}
 
 
 def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int = DEFAULT_SEED) -> dict:

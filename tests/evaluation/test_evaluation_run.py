@@ -17,12 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gabarito.evaluation import run as ev
+from gabarito import evaluation as ev
+from gabarito.evaluation import run as evrun
+from gabarito.evaluation import runlog
 from gabarito.cli import main
 from gabarito.evaluation.compare import compare_runs, config_differences, load_runs, measure_values
 from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.errors import GabaritoError
-from gabarito.evaluation.run import CSV_COLUMNS, EvalConfig, run_evaluation, write_run
+from gabarito.evaluation import CSV_COLUMNS, EvalConfig, run_evaluation, write_run
 from gabarito.retrieval.models import EmbeddingCache
 
 FAKE_MODEL = "test/fake-bow-64"
@@ -192,7 +194,7 @@ def test_record_provenance(corpus, cache):
     assert record["config"] == {"segmentation": "section", "prefix_title": True, "method": "dense",
                                 "model": FAKE_MODEL, "engine": "memory", "analyzer": None, "k": 5,
                                 "chunk_depth": 50, "rrf_k": 60, "label": "baseline",
-                                "reranker": None, "rerank_n": 20}
+                                "reranker": None, "rerank_n": 20, "measures": None}
     assert record["segmentation"] == {"spec": "section", "version": "1", "prefix_title": True}
     assert record["model"]["model_id"] == FAKE_MODEL and record["model"]["dim"] == 64
     assert record["engine"]["name"] == "memory"
@@ -277,7 +279,7 @@ def test_a_failed_write_leaves_nothing_behind(corpus, cache, tmp_path, monkeypat
     def boom(path, rec):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(ev, "append_jsonl", boom)
+    monkeypatch.setattr(runlog, "append_jsonl", boom)
     with pytest.raises(GabaritoError, match="No space left"):
         write_run(record, tmp_path / "runs" / "third", log)
     assert not (tmp_path / "runs" / "third").exists()
@@ -366,7 +368,7 @@ def test_load_runs_by_id_and_by_path(corpus, cache, tmp_path):
 
 @pytest.fixture()
 def fake_model(monkeypatch, tmp_path):
-    monkeypatch.setattr(ev, "_load_encoder", lambda model_id: FakeEncoder())
+    monkeypatch.setattr(evrun, "load_encoder", lambda model_id: FakeEncoder())
     monkeypatch.setenv("GABARITO_CACHE_DIR", str(tmp_path / "cache"))
 
 
@@ -377,8 +379,9 @@ def test_cli_evaluate_and_compare(corpus, fake_model, tmp_path, capsys):
               "--log", str(log), "--k", "5"]
     assert main(common + ["--label", "dense"]) == 0
     assert main(common + ["--method", "bm25"]) == 0
-    out = capsys.readouterr().out
-    assert "top-1 accuracy   0.800" in out and "embedding cache: 0 hits, 7 misses" in out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "top-1 accuracy   0.800" in out and "embedding cache: 0 hits, 7 misses" in captured.err
     ids = [json.loads(line)["run_id"] for line in log.read_text().splitlines()]
     assert len(ids) == 2 and all((log.parent / i / "results.csv").is_file() for i in ids)
     assert main(["compare", *ids, "--log", str(log), "--measure", "RR@5"]) == 0

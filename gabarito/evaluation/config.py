@@ -1,0 +1,142 @@
+"""What an evaluation run measures: :class:`EvalConfig`, its validation, and its hash.
+
+Settings that a method does not use are recorded as ``None`` (``model`` for ``bm25``,
+``analyzer`` for ``dense``), so that they neither change the run id nor count as a difference
+in :mod:`gabarito.evaluation.compare`. ``analyzer`` (BM25 only): ``standard`` is lower-cased
+words with no stemming and no stop words, on both engines; ``portuguese`` and ``english`` are
+Lucene's analyzers (stemming and stop words) and need ``engine="arcadedb"``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import sha256_file, sha256_text
+from gabarito.inputs.segment import describe
+from gabarito.measure.metrics import parse_measures
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+METHODS = ("dense", "bm25", "hybrid")
+ENGINES = ("memory", "arcadedb")
+#: The analyzers offered for BM25 and the Lucene class each one is on ArcadeDB (None: its default,
+#: the StandardAnalyzer, which lower-cases and neither stems nor drops stop words).
+ANALYZERS = {
+    "standard": None,
+    "portuguese": "org.apache.lucene.analysis.pt.PortugueseAnalyzer",
+    "english": "org.apache.lucene.analysis.en.EnglishAnalyzer",
+}
+#: hit@n reported per query (and as top-n accuracy in the summary).
+HIT_AT = (1, 3, 5)
+#: The CSV columns of ``results.csv``, in order.
+CSV_COLUMNS = ("id", "query", "type", "severity", "answerable", "expected", "returned",
+               "hit@1", "hit@3", "hit@5", "rr", "false_positive", "top_score", "top_segment")
+ARCADE_TYPE = "Chunk"
+ARCADE_FIELD = "text"
+_NO_MODEL = "none (bm25 only)"
+_INDEX_SCHEMA = 1  # bump when what is stored in an evaluation database changes
+
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What is being measured. :meth:`effective` validates it and blanks unused settings."""
+
+    segmentation: str = "section"
+    prefix_title: bool = True
+    method: str = "dense"
+    model: str | None = DEFAULT_MODEL
+    engine: str = "memory"
+    analyzer: str | None = "standard"
+    k: int = 10
+    chunk_depth: int = 50
+    rrf_k: int = 60
+    label: str = ""
+    reranker: str | None = None
+    rerank_n: int = 20
+    #: measure names (:func:`gabarito.measure.metrics.evaluate`) reported beside top-k accuracy
+    #: and MRR; None: nDCG@10, AP@100 and R@100 when any question has several relevant documents
+    #: or graded judgments, else none.
+    measures: tuple[str, ...] | None = None
+
+    @property
+    def uses_vectors(self) -> bool:
+        return self.method in ("dense", "hybrid")
+
+    @property
+    def uses_text(self) -> bool:
+        return self.method in ("bm25", "hybrid")
+
+    def effective(self) -> "EvalConfig":
+        """The validated config: canonical segmentation spec, ``None`` for unused settings.
+
+        Raises a one-line :class:`GabaritoError` for anything that cannot run."""
+        if self.method not in METHODS:
+            raise GabaritoError(f"unknown method {self.method!r}; valid: {', '.join(METHODS)}")
+        if self.engine not in ENGINES:
+            raise GabaritoError(f"unknown engine {self.engine!r}; valid: {', '.join(ENGINES)}")
+        spec = describe(self.segmentation)["spec"]  # raises on a bad spec
+        for name in ("k", "chunk_depth", "rrf_k", "rerank_n"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise GabaritoError(f"{name} must be a whole number, not {value!r}")
+        if self.k < 1:
+            raise GabaritoError(f"k must be at least 1, not {self.k}")
+        if self.chunk_depth < self.k:
+            raise GabaritoError(f"chunk_depth ({self.chunk_depth}) must be at least k ({self.k}): "
+                                f"fewer chunks than k cannot fill k documents")
+        if self.rrf_k < 0:
+            raise GabaritoError(f"rrf_k must be >= 0, not {self.rrf_k}")
+        model = None
+        if self.uses_vectors:
+            if not isinstance(self.model, str) or not self.model.strip():
+                raise GabaritoError(f"method {self.method!r} needs a model id")
+            model = self.model.strip()
+        analyzer = None
+        if self.uses_text:
+            analyzer = (self.analyzer or "standard").strip().lower()
+            if analyzer not in ANALYZERS:
+                raise GabaritoError(f"unknown analyzer {self.analyzer!r}; valid: {', '.join(ANALYZERS)}")
+            if self.engine == "memory" and analyzer != "standard":
+                raise GabaritoError(f"analyzer {analyzer!r} needs --engine arcadedb: the memory engine's BM25 "
+                                    f"does no stemming (use --analyzer standard there)")
+        if self.rerank_n < 1:
+            raise GabaritoError(f"rerank_n must be at least 1, not {self.rerank_n}")
+        reranker = (self.reranker or "").strip() or None
+        measures = tuple(parse_measures(self.measures)) if self.measures is not None else None
+        return replace(self, measures=measures, segmentation=spec, prefix_title=bool(self.prefix_title), model=model,
+                       analyzer=analyzer, label=str(self.label or ""), reranker=reranker,
+                       rerank_n=self.rerank_n if reranker else 20)
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def _canonical(obj: object) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def config_hash(config: EvalConfig, corpus_sha: str, evaluation_sha: str) -> str:
+    """sha256 of what determines a run's results: the effective config (label aside), the
+    corpus and the evaluation."""
+    cfg = asdict(config)
+    cfg.pop("label", None)
+    if cfg.get("measures") is None:  # runs that ask for no measure keep the ids they always had
+        cfg.pop("measures", None)
+    return sha256_text(_canonical({"config": cfg, "corpus": corpus_sha, "evaluation": evaluation_sha}))
+
+
+def _path_sha256(path: str | Path | None) -> str | None:
+    """sha256 of an evaluation file; for a BEIR folder, of its queries and qrels files."""
+    if path is None:
+        return None
+    path = Path(path)
+    if path.is_file():
+        return sha256_file(path)
+    if path.is_dir():
+        files = [p for p in [path / "queries.jsonl", *sorted((path / "qrels").glob("*.tsv"))] if p.is_file()]
+        return sha256_text(_canonical({p.relative_to(path).as_posix(): sha256_file(p) for p in files}))
+    return None
+
+

@@ -1,0 +1,102 @@
+"""The retrievers of an evaluation run: the chunks searched in memory or in ArcadeDB.
+
+* ``memory``: exact cosine (:class:`~gabarito.retrieval.memory.ExactVectors`) and plain BM25
+  (:class:`~gabarito.retrieval.memory.BM25`, no stop words, no stemming).
+* ``arcadedb``: one database per index content (``eval_<12 hex>`` of the fingerprint of the
+  chunks, the model and its weights, the dimension and the analyzer), holding a type ``Chunk``
+  with the text field ``text``; reused when it holds exactly those chunks
+  (:func:`gabarito.retrieval.reuse.open_or_build`), else (re)built; warmed up before searching.
+  Its vector search is approximate (HNSW, INT8), unlike the memory engine's.
+
+:func:`open_retrievers` is a context manager yielding ``(retrievers, info)``: ``retrievers`` maps
+``"dense"`` and/or ``"bm25"`` to objects of the retriever protocol
+(:mod:`gabarito.retrieval.protocol`), ``info`` describes the engine for the run record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from gabarito import __version__
+from gabarito.evaluation.config import ANALYZERS, ARCADE_FIELD, ARCADE_TYPE, _NO_MODEL, EvalConfig
+from gabarito.hashing import sha256_text
+from gabarito.inputs.segment import Chunk
+from gabarito.retrieval.protocol import TextRetriever, VectorRetriever
+
+Echo = Callable[[str], None]
+
+
+def chunks_sha256(chunks: Sequence[Chunk]) -> str:
+    return sha256_text(json.dumps([[c.id, c.text] for c in chunks], ensure_ascii=False, separators=(",", ":")))
+
+
+def _memory(chunks, vectors, encoder, cfg: EvalConfig):
+    from gabarito.retrieval.memory import BM25, ExactVectors
+
+    out = {}
+    if vectors is not None:
+        exact = ExactVectors([c.id for c in chunks], vectors, model_id=cfg.model or "")
+        out["dense"] = VectorRetriever("dense", exact.knn, encoder)
+    if cfg.uses_text:
+        bm25 = BM25({c.id: c.text for c in chunks}, stop=frozenset())
+        out["bm25"] = TextRetriever("bm25", bm25.search)
+    return out, {"name": "memory", "version": f"gabarito {__version__}"}
+
+
+def index_parts(chunks, vectors, model: dict | None, analyzer_class: str | None) -> dict:
+    """Everything that changes what an evaluation database holds (its fingerprint's parts)."""
+    return {"kind": "gabarito-evaluate", "chunks_sha256": chunks_sha256(chunks),
+            "model": model["model_id"] if model else None,
+            "weights": model.get("weights_sha256") if model else None,
+            "dim": int(vectors.shape[1]) if vectors is not None else 1, "analyzer": analyzer_class}
+
+
+@contextlib.contextmanager
+def _arcadedb(chunks, vectors, encoder, model, cfg: EvalConfig, url, db_dir, echo: Echo):
+    from gabarito.retrieval.arcadedb import ArcadeIndex, connect
+    from gabarito.retrieval.models import cache_dir
+    from gabarito.retrieval.reuse import fingerprint, open_or_build
+
+    analyzer_class = ANALYZERS.get(cfg.analyzer) if cfg.analyzer else None
+    parts = index_parts(chunks, vectors, model, analyzer_class)
+    database = f"eval_{fingerprint(parts)[:12]}"
+    root = db_dir if db_dir is not None else cache_dir() / "arcadedb-evaluate"
+    with connect(url, root_dir=root, database=database) as conn:
+        client = conn.client
+        version = conn.server.version if conn.server is not None else client.server_version()
+        index = ArcadeIndex(client, ARCADE_TYPE)
+        if vectors is not None:
+            stored, model_id = vectors, model["model_id"]
+        else:  # BM25 only: the schema wants a vector per record; a constant one costs nothing
+            stored, model_id = np.ones((len(chunks), 1), dtype=np.float32), _NO_MODEL
+        state = open_or_build(index, parts, fields=[ARCADE_FIELD], rows=[{"doc_id": c.id, ARCADE_FIELD: c.text}
+                                                                          for c in chunks],
+                              vectors=stored, model_id=model_id, analyzer=analyzer_class,
+                              progress=sys.stderr.isatty())
+        echo(f"ArcadeDB database {database}: index {state} ({len(chunks)} chunks)")
+        index.warm_up(vectors[0] if vectors is not None else None, k=10)
+        out = {}
+        if vectors is not None:
+            out["dense"] = VectorRetriever("dense", lambda v, d: index.knn(v, d, model_id=model_id), encoder)
+        if cfg.uses_text:
+            out["bm25"] = TextRetriever("bm25", index.bm25)
+        yield out, {"name": "arcadedb", "version": version,
+                    "server": "embedded" if conn.server is not None else client.url,
+                    "database": database, "index": state, "analyzer_class": analyzer_class}
+
+
+@contextlib.contextmanager
+def open_retrievers(chunks: Sequence[Chunk], vectors: np.ndarray | None, encoder, model: dict | None,
+                    cfg: EvalConfig, *, url: str | None = None, db_dir=None,
+                    echo: Echo = lambda _t: None) -> Iterator[tuple[dict, dict]]:
+    """The run's retrievers over ``chunks`` (see the module docstring)."""
+    if cfg.engine == "memory":
+        yield _memory(chunks, vectors, encoder, cfg)
+        return
+    with _arcadedb(chunks, vectors, encoder, model, cfg, url, db_dir, echo) as pair:
+        yield pair
