@@ -38,6 +38,8 @@ def format_summary(record: dict) -> str:
     for key, name in (("top1", "top-1 accuracy"), ("top3", "top-3 accuracy"), ("top5", "top-5 accuracy"),
                       ("mrr", f"MRR@{cfg['k']}")):
         lines.append(f"  {name:<16} {_fmt(s[key])}")
+    for name, value in (s.get("measures") or {}).items():
+        lines.append(f"  {name:<16} {_fmt(value)}")
     lines += ["", *_group_table("by type", s["by_type"]), "", *_group_table("by severity", s["by_severity"])]
     if s["unanswerable_top_scores"]:
         scores = [u["top_score"] for u in s["unanswerable_top_scores"] if u["top_score"] is not None]
