@@ -46,7 +46,7 @@ def server(arcade_server):
 def index(server):
     client = ArcadeClient(server.url, server.user, server.password, "gabtest")
     client.create_database()
-    idx = ArcadeIndex(client)
+    idx = ArcadeIndex(client, "Concept")
     idx.create(["title", "body"], 4, "toy/model-4d")
     assert idx.ingest(DOCS, VECTORS, batch_size=4, progress=False) == len(DOCS)
     idx.warm_up()
@@ -65,7 +65,7 @@ def test_server_identity(server):
 
 def test_count_and_metadata(index):
     assert index.count() == len(DOCS)
-    fresh = ArcadeIndex(index.client)
+    fresh = ArcadeIndex(index.client, "Concept")
     info = fresh.info()
     assert info["model_id"] == "toy/model-4d" and info["dim"] == 4 and info["fields"] == ["title", "body"]
     assert info["text_index"] == "Concept[title,body]" and info["vector_index"] == "Concept[embedding]"
@@ -127,7 +127,7 @@ def test_server_errors_are_one_line(server, index):
     with pytest.raises(GabaritoError, match="no index metadata"):
         ArcadeIndex(index.client, "Missing").info()
     with pytest.raises(GabaritoError, match="already exists"):
-        ArcadeIndex(index.client).create(["title"], 4, "m")
+        ArcadeIndex(index.client, "Concept").create(["title"], 4, "m")
 
 
 def test_floor_and_queries(index):
@@ -152,7 +152,7 @@ def test_server_killed_mid_ingest(tmp_path):
     try:
         client = ArcadeClient(server.url, server.user, server.password, "killme")
         client.create_database()
-        idx = ArcadeIndex(client)
+        idx = ArcadeIndex(client, "Concept")
         idx.create(["title"], 4, "m")
         calls = {"n": 0}
         command = client.command
@@ -180,7 +180,7 @@ def test_server_killed_mid_ingest(tmp_path):
 def test_restart_reuses_data_and_stops_cleanly(tmp_path):
     root = tmp_path / "root"
     with connect(root_dir=root, database="warm") as (client, server):
-        idx = ArcadeIndex(client)
+        idx = ArcadeIndex(client, "Concept")
         idx.create(["title", "body"], 4, "toy/model-4d")
         idx.ingest(DOCS, VECTORS, progress=False)
         first_password = server.password
@@ -194,7 +194,7 @@ def test_restart_reuses_data_and_stops_cleanly(tmp_path):
         assert again.password == first_password
         client = ArcadeClient(again.url, again.user, again.password, "warm")
         assert client.database_exists()
-        idx = ArcadeIndex(client)
+        idx = ArcadeIndex(client, "Concept")
         assert idx.count() == len(DOCS)
         assert idx.info()["model_id"] == "toy/model-4d"
         assert idx.bm25("wind turbines", 1)[0][0] == "d2"

@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from gabarito.retrieval.arcadedb import (ArcadeClient, ArcadeIndex, ArcadeServer, _reason, connect,
-                                       lucene_escape, schema_sql)
+from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, connect, lucene_escape, schema_sql
+from gabarito.retrieval.arcadedb.client import _reason
 from gabarito.errors import GabaritoError
 
 SPECIALS = '+-!(){}[]^"~*?:\\/&|'
@@ -80,7 +80,7 @@ def test_unreachable_server_is_one_line_naming_url(closed_url):
 
 
 def test_ingest_into_unreachable_server_names_progress(closed_url):
-    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db", timeout=5))
+    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db", timeout=5), "Concept")
     index._info = {"model_id": "m", "dim": 2, "fields": ["title"], "text_index": "Concept[title]",
                    "vector_index": "Concept[embedding]"}
     with pytest.raises(GabaritoError) as err:
@@ -90,7 +90,7 @@ def test_ingest_into_unreachable_server_names_progress(closed_url):
 
 
 def test_bm25_without_words_does_not_query(closed_url):
-    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db"))
+    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db"), "Concept")
     index._info = {"text_index": "Concept[title]"}
     assert index.bm25("??? :: ()", 10) == []
     assert index.bm25("anything", 0) == []
@@ -145,7 +145,7 @@ def test_reason_extracts_errno():
 # -- validation before any request ------------------------------------------------------------------
 
 def _offline_index(closed_url: str) -> ArcadeIndex:
-    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db"))
+    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db"), "Concept")
     index._info = {"model_id": "model-a", "dim": 3, "fields": ["title"], "text_index": "Concept[title]",
                    "vector_index": "Concept[embedding]"}
     return index
@@ -182,10 +182,17 @@ def test_identifiers_are_validated(closed_url):
         ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db"), "Concept; DROP TYPE X")
     with pytest.raises(GabaritoError):
         ArcadeClient(closed_url, "root", "pw", "db/../x")
-    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db"))
+    index = ArcadeIndex(ArcadeClient(closed_url, "root", "pw", "db"), "Concept")
     for fields in (["title", "distance"], [], ["a b"], ["t", "t"]):
         with pytest.raises(GabaritoError):
             index.create(fields, 4, "m")
+
+
+def test_index_type_name_has_no_default(closed_url):
+    client = ArcadeClient(closed_url, "root", "pw", "db")
+    with pytest.raises(TypeError):
+        ArcadeIndex(client)  # the engine knows no study's type: every caller names its own
+    assert ArcadeIndex(client, "Doc").type_name == "Doc"
 
 
 def test_schema_sql():

