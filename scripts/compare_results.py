@@ -27,7 +27,7 @@ VOLATILE = re.compile(
     r"(^|_)(latency|latency_ms|wall|wall_s|phases|phases_s|timings|date|git|commit|machine|load|loadavg|"
     r"history|elapsed|seconds|duration|cache|embedding_cache|index_state|index|state|frozen_at|server|"
     r"version|versions|rrf_python|queries_per_s|qps|throughput|rss|memory|build_s|ingest_s|time|times|"
-    r"timing|_s|ms|per_s|warm|cold|mode|vector_graph_build_s|gabarito_version|run_id|log)$"
+    r"timing|_s|ms|per_s|warm|cold|mode|vector_graph_build_s|gabarito_version|run_id|log|database|tuning_run|heldout_run)$"
     r"|(_s|_ms|_seconds)$")
 
 
