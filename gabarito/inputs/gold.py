@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from gabarito.errors import GabaritoError
+from gabarito.files import read_json
 from gabarito.hashing import atomic_write_json, sha256_file
 
 #: Function words ignored by the vocabulary rule (a question may share these with the name).
@@ -125,12 +126,7 @@ def freeze(manifest: str | Path, files: Sequence[str | Path], note: str = "") ->
 def verify_frozen(manifest: str | Path) -> dict[str, str]:
     """Check every file in the manifest still has its frozen hash; return {relpath: sha256}."""
     manifest = Path(manifest)
-    try:
-        record = json.loads(manifest.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GabaritoError("freeze manifest not found: freeze the gold before searching", path=manifest) from None
-    except json.JSONDecodeError as exc:
-        raise GabaritoError(f"invalid JSON at line {exc.lineno}", path=manifest) from None
+    record = read_json(manifest, missing="freeze manifest not found: freeze the gold before searching")
     out = {}
     for rel, expected in record.get("files", {}).items():
         path = manifest.parent / rel

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
+from gabarito.files import columns, number
 from gabarito.hashing import atomic_write_text
 
 Pair = tuple[str, float]
@@ -73,20 +74,9 @@ class Run(dict):
     @classmethod
     def from_trec(cls, path: str | Path, *, name: str = "") -> "Run":
         """Read a TREC run file (six columns); a malformed line is a one-line error."""
-        path = Path(path)
         rankings: dict[str, list[Pair]] = {}
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != 6:
-                raise GabaritoError("a TREC run line has six columns", path=path, record=f"line {lineno}")
-            try:
-                score = float(parts[4])
-            except ValueError:
-                raise GabaritoError(f"score {parts[4]!r} is not a number", path=path,
-                                    record=f"line {lineno}") from None
-            rankings.setdefault(parts[0], []).append((parts[2], score))
+        for lineno, parts in columns(path, 6, "a TREC run line"):
+            rankings.setdefault(parts[0], []).append((parts[2], number(parts[4], float, path, lineno, "score")))
         return cls(rankings, name=name)
 
 
@@ -134,18 +124,7 @@ class Qrels(dict):
     @classmethod
     def from_trec(cls, path: str | Path) -> "Qrels":
         """Read ``qid iteration doc grade`` lines; a malformed line is a one-line error."""
-        path = Path(path)
         judgments: dict[str, dict[str, int]] = {}
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != 4:
-                raise GabaritoError("a qrels line has four columns", path=path, record=f"line {lineno}")
-            try:
-                grade = int(parts[3])
-            except ValueError:
-                raise GabaritoError(f"grade {parts[3]!r} is not an integer", path=path,
-                                    record=f"line {lineno}") from None
-            judgments.setdefault(parts[0], {})[parts[2]] = grade
+        for lineno, parts in columns(path, 4, "a qrels line"):
+            judgments.setdefault(parts[0], {})[parts[2]] = number(parts[3], int, path, lineno, "grade")
         return cls(judgments)

@@ -17,12 +17,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gabarito.errors import GabaritoError
+from gabarito.files import read_json
 from gabarito.hashing import sha256_file
 from gabarito.inputs.gold import verify_frozen
 from gabarito.measure.score import DEFAULT_RESAMPLES
@@ -47,12 +47,9 @@ class StudySpec:
     @classmethod
     def load(cls, path: str | Path) -> "StudySpec":
         path = Path(path)
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise GabaritoError("no study.json", path=path) from None
-        except json.JSONDecodeError as exc:
-            raise GabaritoError(f"invalid JSON at line {exc.lineno}", path=path) from None
+        raw = read_json(path, missing="no study.json")
+        if not isinstance(raw, dict):
+            raise GabaritoError("expected a JSON object", path=path)
         missing = [k for k in ("name", "title", "script", "gold") if k not in raw]
         if missing:
             raise GabaritoError(f"missing field {missing[0]!r}", path=path)
