@@ -34,7 +34,8 @@ from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_text
 from gabarito.inputs.evaluation_files import load_evaluation  # re-exported: the public import path
 from gabarito.inputs.items import Document, EvalQuery, Evaluation  # Evaluation re-exported
-from gabarito.inputs.textfiles import _as_id, _json_kind, _label, _read_json_list, _read_jsonl, _read_text
+from gabarito.inputs.textfiles import (_as_id, _json_kind, _label, _read_json_list, _read_jsonl, _read_text,
+                                       record_id)
 
 __all__ = [
     "Document",
@@ -87,11 +88,7 @@ def _load_json_documents(path: Path) -> list[Document]:
     data = _read_json_list(path, "documents file")
     docs = []
     for i, rec in enumerate(data, start=1):
-        if not isinstance(rec, dict):
-            raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=path, record=i)
-        did = _as_id(rec.get("id"))
-        if did is None:
-            raise GabaritoError("missing or empty 'id' (a non-empty string)", path=path, record=i)
+        did = record_id(rec, "id", path, i)
         text = rec.get("text")
         title = rec.get("title", "")
         if not isinstance(text, str):
@@ -107,11 +104,7 @@ def _load_json_documents(path: Path) -> list[Document]:
 def _load_beir_corpus(path: Path) -> list[Document]:
     docs = []
     for lineno, rec in _read_jsonl(path, "corpus file"):
-        if not isinstance(rec, dict):
-            raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=path, record=lineno)
-        did = _as_id(rec.get("_id"))
-        if did is None:
-            raise GabaritoError("missing or empty '_id'", path=path, record=lineno)
+        did = record_id(rec, "_id", path, lineno)
         text = rec.get("text")
         title = rec.get("title") or ""
         if not isinstance(text, str):

@@ -28,7 +28,8 @@ from typing import Iterable, Sequence
 
 from gabarito.errors import GabaritoError
 from gabarito.inputs.items import Document, EvalQuery, Evaluation
-from gabarito.inputs.textfiles import _as_id, _json_kind, _label, _read_json_list, _read_jsonl, _read_text
+from gabarito.inputs.textfiles import (_as_id, _json_kind, _label, _read_json_list, _read_jsonl, _read_text,
+                                       record_id)
 
 __all__ = ["load_evaluation"]
 
@@ -180,11 +181,7 @@ def _load_beir_evaluation(folder: Path, doc_ids: set[str] | None, n_docs: int, s
     skipped: list[str] = []
     seen: dict[str, int] = {}
     for lineno, rec in _read_jsonl(qpath, "queries file"):
-        if not isinstance(rec, dict):
-            raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=qpath, record=lineno)
-        qid = _as_id(rec.get("_id"))
-        if qid is None:
-            raise GabaritoError("missing or empty '_id'", path=qpath, record=lineno)
+        qid = record_id(rec, "_id", qpath, lineno)
         label = _label(lineno, qid)
         if qid in seen:
             raise GabaritoError(f"duplicate query id {qid!r} (first at line {seen[qid]})",

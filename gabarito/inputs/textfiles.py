@@ -72,3 +72,14 @@ def _as_id(value: object) -> str | None:
 
 def _label(index: int, rid: str | None) -> str:
     return f"{index} ({rid})" if rid is not None else str(index)
+
+
+def record_id(rec: object, key: str, path: Path, where: int) -> str:
+    """The id under ``key`` of a JSON record that must be an object; else a one-line error."""
+    if not isinstance(rec, dict):
+        raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=path, record=where)
+    rid = _as_id(rec.get(key))
+    if rid is None:
+        raise GabaritoError(f"missing or empty {key!r}" + (" (a non-empty string)" if key == "id" else ""),
+                            path=path, record=where)
+    return rid

@@ -98,6 +98,13 @@ def _load_adi(folder: Path) -> Collection:
                                 "documents: .T + .W; queries: .W")
 
 
+def _once(seen: dict[str, int], key: str, line: int, what: str, source: str) -> None:
+    """Record where ``key`` first appears; a repeat is a one-line error naming both lines."""
+    if key in seen:
+        raise GabaritoError(f"{what} repeats the one at line {seen[key]}", path=source, record=f"line {line}")
+    seen[key] = line
+
+
 def _load_npl(folder: Path) -> Collection:
     notes = [("document text = the text after <DOCNO> (NPL documents have no title; lower case, "
              "punctuation and numbers already removed in the source)"),
@@ -106,18 +113,12 @@ def _load_npl(folder: Path) -> Collection:
     text, source = _read(folder / "corpus" / "doc-text.trec")
     documents, seen = [], {}
     for line, docno, body in parse_trec_documents(text, source):
-        if docno in seen:
-            raise GabaritoError(f"DOCNO {docno} repeats the one at line {seen[docno]}", path=source,
-                                record=f"line {line}")
-        seen[docno] = line
+        _once(seen, docno, line, f"DOCNO {docno}", source)
         documents.append(Document(docno, body, ""))
     text, qsource = _read(folder / "query-text.trec")
     raw_queries, qseen = [], {}
     for line, num, title in parse_trec_topics(text, qsource):
-        if num in qseen:
-            raise GabaritoError(f"query {num} repeats the one at line {qseen[num]}", path=qsource,
-                                record=f"line {line}")
-        qseen[num] = line
+        _once(qseen, num, line, f"query {num}", qsource)
         raw_queries.append((num, title, {}))
     text, rsource = _read(folder / "qrels")
     rows = parse_qrels(text, rsource, "trec")
