@@ -72,6 +72,11 @@ def _add_evaluate(sub) -> None:
     p.add_argument("--reranker", help="a second reading of the first --rerank-n chunks: a cross-encoder id or "
                                       "folder, bi:<model>, maxsim:<model> or splade")
     p.add_argument("--rerank-n", type=int, default=20, help="chunks read again by --reranker (default: 20)")
+    p.add_argument("--fusion", help="hybrid: rrf, rrf:K, wrrf:K:W1,W2, linear:W (W = weight of the dense list), "
+                                    "dbsf, combsum or combmnz (default: rrf with --rrf-k)")
+    p.add_argument("--fusion-in", default="python", choices=["python", "arcadedb"],
+                   help="hybrid: fuse in Python (default) or inside ArcadeDB with vector.fuse "
+                        "(rrf, rrf:K, linear:W, dbsf; needs --engine arcadedb)")
     p.add_argument("--measures", help="comma-separated measures beside top-k accuracy and MRR, e.g. "
                                       "nDCG@10,AP@100,R@100,P@5,hit@3 (default: nDCG@10,AP@100,R@100 when "
                                       "questions have several relevant documents or graded judgments)")
@@ -98,7 +103,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                         model=args.model, engine=args.engine, analyzer=args.analyzer, k=args.k,
                         chunk_depth=args.chunk_depth, rrf_k=args.rrf_k, label=args.label,
                         reranker=args.reranker, rerank_n=args.rerank_n,
-                        measures=tuple(args.measures.split(",")) if args.measures else None).effective()
+                        measures=tuple(args.measures.split(",")) if args.measures else None,
+                        fusion=args.fusion, fusion_in=args.fusion_in).effective()
     if args.out is not None and args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         raise GabaritoError("already holds a run or other files; choose another --out", path=args.out)
     documents = load_documents(args.documents)

@@ -31,7 +31,7 @@ __all__ = ["VARIABLES", "load_runs", "config_differences", "measure_values", "co
 
 #: The settings compared between runs (``corpus`` is the documents' content hash).
 VARIABLES = ("corpus", "segmentation", "prefix_title", "model", "method", "engine", "analyzer", "k",
-             "chunk_depth", "rrf_k", "reranker", "rerank_n")
+             "chunk_depth", "rrf_k", "fusion", "fusion_in", "reranker", "rerank_n")
 _MEASURE = re.compile(r"^(m?rr|hit)@([1-9][0-9]*)$", re.IGNORECASE)
 
 

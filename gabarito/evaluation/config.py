@@ -60,6 +60,12 @@ class EvalConfig:
     #: and MRR; None: nDCG@10, AP@100 and R@100 when any question has several relevant documents
     #: or graded judgments, else none.
     measures: tuple[str, ...] | None = None
+    #: hybrid only: how the two lists are fused (:func:`gabarito.retrieval.fusion_functions.parse_fusion`:
+    #: rrf, rrf:K, wrrf:K:W1,W2, linear:W, dbsf, combsum, combmnz; None = rrf with ``rrf_k``) and
+    #: where: ``python`` (the pipeline's fusion stage) or ``arcadedb`` (the engine's ``vector.fuse``:
+    #: rrf, rrf:K, linear:W, dbsf; needs ``engine="arcadedb"``).
+    fusion: str | None = None
+    fusion_in: str = "python"
 
     @property
     def uses_vectors(self) -> bool:
@@ -106,9 +112,29 @@ class EvalConfig:
             raise GabaritoError(f"rerank_n must be at least 1, not {self.rerank_n}")
         reranker = (self.reranker or "").strip() or None
         measures = tuple(parse_measures(self.measures)) if self.measures is not None else None
-        return replace(self, measures=measures, segmentation=spec, prefix_title=bool(self.prefix_title), model=model,
+        fusion, fusion_in = self._fusion()
+        return replace(self, measures=measures, fusion=fusion, fusion_in=fusion_in, segmentation=spec, prefix_title=bool(self.prefix_title), model=model,
                        analyzer=analyzer, label=str(self.label or ""), reranker=reranker,
                        rerank_n=self.rerank_n if reranker else 20)
+
+
+    def _fusion(self) -> tuple[str | None, str]:
+        """The validated (fusion, fusion_in); both blank for methods that fuse nothing."""
+        if self.method != "hybrid":
+            return None, "python"
+        where = (self.fusion_in or "python").strip().lower()
+        if where not in ("python", "arcadedb"):
+            raise GabaritoError(f"--fusion-in must be python or arcadedb, not {self.fusion_in!r}")
+        if where == "arcadedb" and self.engine != "arcadedb":
+            raise GabaritoError("--fusion-in arcadedb needs --engine arcadedb (the fusion runs in the database)")
+        spec = (self.fusion or "").strip().lower() or None
+        if spec is not None:
+            from gabarito.retrieval.fusion_functions import parse_fusion
+
+            parse_fusion(spec)  # raises on a bad spec
+            if where == "arcadedb" and spec.split(":")[0] not in ("rrf", "linear", "dbsf"):
+                raise GabaritoError(f"ArcadeDB fuses with rrf, rrf:K, linear:W or dbsf, not {spec!r}")
+        return spec, where
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -122,8 +148,9 @@ def config_hash(config: EvalConfig, corpus_sha: str, evaluation_sha: str) -> str
     corpus and the evaluation."""
     cfg = asdict(config)
     cfg.pop("label", None)
-    if cfg.get("measures") is None:  # runs that ask for no measure keep the ids they always had
-        cfg.pop("measures", None)
+    for key, default in (("measures", None), ("fusion", None), ("fusion_in", "python")):
+        if cfg.get(key) == default:  # runs that use none of the newer settings keep the ids they had
+            cfg.pop(key, None)
     return sha256_text(_canonical({"config": cfg, "corpus": corpus_sha, "evaluation": evaluation_sha}))
 
 

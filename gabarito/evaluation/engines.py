@@ -85,9 +85,25 @@ def _arcadedb(chunks, vectors, encoder, model, cfg: EvalConfig, url, db_dir, ech
             out["dense"] = VectorRetriever("dense", lambda v, d: index.knn(v, d, model_id=model_id), encoder)
         if cfg.uses_text:
             out["bm25"] = TextRetriever("bm25", index.bm25)
+        if cfg.method == "hybrid" and cfg.fusion_in == "arcadedb":
+            out["native"] = native_fusion(index, encoder, cfg, model_id)
         yield out, {"name": "arcadedb", "version": version,
                     "server": "embedded" if conn.server is not None else client.url,
                     "database": database, "index": state, "analyzer_class": analyzer_class}
+
+
+def native_fusion(index, encoder, cfg: EvalConfig, model_id: str):
+    """ArcadeDB's ``vector.fuse`` for ``--fusion-in arcadedb``: ``rrf[:K]``, ``linear:W`` (W the
+    weight of the dense list, as in Python) or ``dbsf``."""
+    from gabarito.retrieval.arcadedb.native_fusion import NativeFusion
+
+    name, _, arg = (cfg.fusion or "rrf").partition(":")
+    if name == "rrf":
+        return NativeFusion(index, encoder, fusion="rrf", rrf_k=int(arg) if arg else cfg.rrf_k, model_id=model_id)
+    if name == "linear":
+        w = float(arg) if arg else 0.5
+        return NativeFusion(index, encoder, fusion="linear", weights=(1.0 - w, w), model_id=model_id)
+    return NativeFusion(index, encoder, fusion="dbsf", model_id=model_id)
 
 
 @contextlib.contextmanager

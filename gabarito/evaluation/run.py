@@ -36,6 +36,7 @@ from gabarito.evaluation.engines import open_retrievers
 from gabarito.evaluation.rows import default_measures, query_row, summarize
 from gabarito.inputs.documents import corpus_sha256, evaluation_sha256
 from gabarito.inputs.segment import describe, segment
+from gabarito.retrieval.fusion_functions import parse_fusion
 from gabarito.retrieval.models import load_encoder
 from gabarito.retrieval.pipeline import RRF, Pipeline, SecondReading
 from gabarito.retrieval.protocol import Queries
@@ -85,8 +86,12 @@ def _encode(encoder, cache, chunks, queries, cfg: EvalConfig, echo: Echo, timing
 
 
 def _pipeline(cfg: EvalConfig, retrievers: dict, second: SecondReading | None) -> Pipeline:
+    """dense | bm25 alone, or hybrid: dense + bm25 fused in Python, or ArcadeDB's own fusion."""
+    if cfg.method == "hybrid" and cfg.fusion_in == "arcadedb":
+        return Pipeline("hybrid", [retrievers["native"]], second=second)
     if cfg.method == "hybrid":
-        return Pipeline("hybrid", [retrievers["dense"], retrievers["bm25"]], fusion=RRF(cfg.rrf_k), second=second)
+        fusion = parse_fusion(cfg.fusion) if cfg.fusion else RRF(cfg.rrf_k)
+        return Pipeline("hybrid", [retrievers["dense"], retrievers["bm25"]], fusion=fusion, second=second)
     return Pipeline(cfg.method, [retrievers[cfg.method]], second=second)
 
 

@@ -92,8 +92,8 @@ def test_memory_engine_dense_and_bm25(corpus, isolated, capsys):
     log = isolated / "runs" / "log.jsonl"
     assert evaluate(corpus, log, "--label", "minilm") == 0
     assert evaluate(corpus, log, "--method", "bm25") == 0
-    out = capsys.readouterr().out
-    assert "top-1 accuracy" in out and "embedding cache: 0 hits" in out
+    captured = capsys.readouterr()
+    assert "top-1 accuracy" in captured.out and "embedding cache: 0 hits" in captured.err  # progress on stderr
     dense, bm25 = logged(log)
     assert len(logged(log)) == 2
     for record in (dense, bm25):
@@ -115,8 +115,7 @@ def test_arcadedb_engine_dense_and_bm25_portuguese(corpus, isolated, capsys):
     assert evaluate(corpus, log, "--engine", "arcadedb", "--db-dir", str(db)) == 0
     assert evaluate(corpus, log, "--engine", "arcadedb", "--db-dir", str(db), "--method", "bm25",
                     "--analyzer", "portuguese") == 0
-    out = capsys.readouterr().out
-    assert out.count("index built") == 2
+    assert capsys.readouterr().err.count("index built") == 2
     dense, bm25 = logged(log)
     for record in (dense, bm25):
         check_run(record, log, corpus[1])

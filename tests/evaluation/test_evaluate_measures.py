@@ -90,3 +90,17 @@ def test_trec_topics_and_graded_qrels(files, tmp_path, capsys):
     assert main(["evaluate", "--documents", str(docs), "--evaluation", str(topics), "--qrels", str(bad),
                  "--method", "bm25", "--log", str(log)]) == 2
     assert "query id '9' is not a topic" in capsys.readouterr().err
+
+
+def test_hybrid_fusion_choice_is_recorded_and_validated(files):
+    docs, single, _ = files
+    with pytest.raises(GabaritoError, match="unknown fusion"):
+        EvalConfig(method="hybrid", fusion="borda").effective()
+    with pytest.raises(GabaritoError, match="needs --engine arcadedb"):
+        EvalConfig(method="hybrid", fusion_in="arcadedb").effective()
+    with pytest.raises(GabaritoError, match="ArcadeDB fuses with"):
+        EvalConfig(method="hybrid", engine="arcadedb", fusion_in="arcadedb", fusion="combmnz").effective()
+    plain = EvalConfig(method="bm25", fusion="linear:0.3").effective()
+    assert plain.fusion is None and plain.fusion_in == "python"  # nothing to fuse: blanked
+    cfg = EvalConfig(method="hybrid", fusion="linear:0.3").effective()
+    assert cfg.fusion == "linear:0.3" and cfg.fusion_in == "python"

@@ -194,7 +194,8 @@ def test_record_provenance(corpus, cache):
     assert record["config"] == {"segmentation": "section", "prefix_title": True, "method": "dense",
                                 "model": FAKE_MODEL, "engine": "memory", "analyzer": None, "k": 5,
                                 "chunk_depth": 50, "rrf_k": 60, "label": "baseline",
-                                "reranker": None, "rerank_n": 20, "measures": None}
+                                "reranker": None, "rerank_n": 20, "measures": None,
+                                "fusion": None, "fusion_in": "python"}
     assert record["segmentation"] == {"spec": "section", "version": "1", "prefix_title": True}
     assert record["model"]["model_id"] == FAKE_MODEL and record["model"]["dim"] == 64
     assert record["engine"]["name"] == "memory"
