@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.errors import run_main
-from gabarito.evaluation.run import EvalConfig, run_evaluation
+from gabarito.evaluation import EvalConfig, run_evaluation
 from gabarito.inputs.gold import verify_frozen
 from gabarito.retrieval.models import EmbeddingCache, load_encoder
 from gabarito.study.records import git_state, machine, now_iso
