@@ -1,217 +1,164 @@
-"""Steps 3-5: run word, meaning and fused search in ArcadeDB against the frozen gold; write results.
+"""Steps 3-5: word, meaning and fused search in ArcadeDB against the frozen gold; write results.
 
-Refuses to run when the gold files differ from the freeze manifest. Writes,
-atomically, ``results.json`` (metrics, intervals, tests, per-question ranks,
-latency, ANN check, provenance) and TREC run files under ``runs/``.
-
-    python case-studies/benchmark_rrf/run_benchmark.py                 # embedded ArcadeDB
+    python case-studies/benchmark_rrf/run_benchmark.py      # or: gabarito study benchmark_rrf
     python case-studies/benchmark_rrf/run_benchmark.py --arcadedb-url http://host:2480
+
+Four methods -- BM25 (ArcadeDB full text), vector (ArcadeDB LSM_VECTOR) and their RRF read to
+the cutoff (rrf@10) and to the depth (rrf@100) -- scored on every gold set of GOLD_SETS. The
+runner (gabarito.study.runner) checks the frozen gold first, owns the shared arguments, times
+the phases and writes results.json atomically; TREC runs, qrels and a wall-time log go to runs/.
 """
 
 from __future__ import annotations
 
-import argparse
 import inspect
-import os
+import json
 import shutil
 import time
 from pathlib import Path
 
-from gabarito.retrieval import fusion
-from gabarito.study import assemble as study
-from gabarito.measure import timing
+from gabarito.errors import GabaritoError
+from gabarito.hashing import sha256_file
 from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
 from gabarito.inputs.datasets import dataset_file
-from gabarito.retrieval.arcadedb import ArcadeIndex, connect
+from gabarito.inputs.gold import load_gold
+from gabarito.measure import timing
+from gabarito.measure.per_question import lost_by_fusion, per_question, top1_overlap
+from gabarito.measure.runs import Qrels
+from gabarito.measure.scaling import run_recall_at_k
+from gabarito.measure.score import score_runs
+from gabarito.retrieval import fusion
+from gabarito.retrieval.arcadedb import ArcadeIndex
 from gabarito.retrieval.memory import ExactVectors, without_stop_words
-from gabarito.errors import run_main
-from gabarito.inputs.gold import load_gold, verify_frozen
-from gabarito.hashing import sha256_file
 from gabarito.retrieval.models import EmbeddingCache, Encoder, cache_dir
-from gabarito.study.records import append_jsonl, provenance, write_results, write_trec_qrels, write_trec_run
+from gabarito.retrieval.pipeline import RRF, Pipeline
+from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever
+from gabarito.retrieval.reuse import open_or_build
+from gabarito.study.records import append_jsonl
+from gabarito.study.runner import say, study_main
 
-HERE = Path(__file__).resolve().parent
+#: The gold sets judged, in report order: key -> gold file beside this script. Each must be
+#: frozen in a manifest listed in study.json; add a set here and it is searched and scored.
 GOLD_SETS = {"main": "questions.json", "extended": "questions_extended.json"}
+LATENCY_SET = "main"  # the set whose questions are timed
 MODEL = "sentence-transformers/all-mpnet-base-v2"
-DATABASE = "social_acceptance"
+DATABASE, TYPE_NAME = "social_acceptance", "Concept"
+MEASURES = ("R@1", "R@3", "R@5", "R@10", "RR@10", "nDCG@5", "nDCG@10")
+FIRST_STAGES = ("bm25", "vector")
+VECTOR_TEXT = "name with spaces + ': ' + description"
+TIES = "score descending, then doc id ascending"
 
 
-def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mirror", help="local dataset mirror (or $GABARITO_DATA_MIRROR)")
-    ap.add_argument("--arcadedb-url", default=os.environ.get("GABARITO_ARCADEDB_URL"),
-                    help="use this ArcadeDB server instead of starting the embedded one "
-                         "(credentials from $GABARITO_ARCADEDB_USER / $GABARITO_ARCADEDB_PASSWORD)")
-    ap.add_argument("--db-dir", type=Path, default=cache_dir() / "arcadedb",
-                    help="root folder of the embedded server")
-    ap.add_argument("--model", default=MODEL)
-    ap.add_argument("--k", type=int, default=10, help="cut-off of the reported lists")
-    ap.add_argument("--deep-k", type=int, default=100, help="depth retrieved for deep fusion")
-    ap.add_argument("--rrf-k", type=int, default=60)
+def add_arguments(ap) -> None:
+    ap.add_argument("--model", default=MODEL, help="bi-encoder of the vector search")
+    ap.add_argument("--cutoff", "--k", dest="cutoff", type=int, default=10,
+                    help="cut-off of the scored lists (and depth of the shallow fusion)")
+    ap.add_argument("--depth", "--deep-k", dest="depth", type=int, default=100,
+                    help="depth each first stage retrieves (and the deep fusion reads)")
+    ap.add_argument("--rrf-k", type=int, default=60, help="the RRF constant")
     ap.add_argument("--latency-reps", type=int, default=2,
                     help="timed passes over the main questions (each pass times every question)")
-    ap.add_argument("--resamples", type=int, default=10000)
-    ap.add_argument("--cold", action="store_true",
-                    help="start from nothing: drop the database and the cached vectors first")
-    ap.add_argument("--out", type=Path, default=HERE)
-    return ap.parse_args(argv)
 
 
-def load_or_build_index(index: ArcadeIndex, concepts, vectors, *, model_id, dim, corpus_sha):
-    """Reuse the stored index when it holds this corpus embedded by this model; else rebuild."""
-    if index.exists():
-        info = index.info()
-        if (info.get("model_id") == model_id and int(info.get("dim", 0)) == dim
-                and info.get("corpus_sha256") == corpus_sha and index.count() == len(concepts)):
-            return "reused"
-        index.drop()
-    index.create(list(SEARCH_FIELDS), dim, model_id, extra={"corpus_sha256": corpus_sha})
-    docs = [{"doc_id": c.name, **c.search_fields()} for c in concepts]
-    index.ingest(docs, vectors, batch_size=200, progress=True)
-    return "built"
+def check_arguments(args) -> None:
+    if args.cutoff < 1 or args.depth <= args.cutoff:
+        raise GabaritoError(f"need 1 <= --cutoff < --depth, got {args.cutoff} and {args.depth}")
+    if args.rrf_k < 0 or args.latency_reps < 1:
+        raise GabaritoError(f"need --rrf-k >= 0 and --latency-reps >= 1, got {args.rrf_k} and {args.latency_reps}")
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    started = time.perf_counter()
-    phases: dict[str, float] = {}
-
-    def phase(name, t0):
-        phases[name] = round(time.perf_counter() - t0, 3)
-
-    # Gold first: nothing runs against questions that changed after they were frozen.
-    gold_sha = verify_frozen(HERE / "gold.lock.json")
-
-    t0 = time.perf_counter()
-    corpus_path = dataset_file("social_acceptance", "social_acceptance.syno", mirror=args.mirror)
-    concepts = load_synesis(corpus_path)
-    corpus_sha = sha256_file(corpus_path)
+def load_inputs(ctx):
+    """The corpus (concepts + its record for the provenance) and every gold set, checked."""
+    path = dataset_file(ctx.spec.corpus["dataset"], ctx.spec.corpus["file"], mirror=ctx.mirror())
+    concepts = load_synesis(path)
     names = [c.name for c in concepts]
-    sets = {key: load_gold(HERE / f, names) for key, f in GOLD_SETS.items()}
-    all_pairs = [p for pairs in sets.values() for p in pairs]
-    phase("load", t0)
+    sets = {key: load_gold(ctx.spec.dir / f, names) for key, f in GOLD_SETS.items()}
+    corpus = {"name": ctx.spec.corpus["dataset"], "file": path.name, "sha256": sha256_file(path),
+              "n_docs": len(concepts)}
+    return concepts, corpus, sets
 
-    if args.cold:
+
+def embed_corpus(ctx, concepts):
+    """The encoder and the corpus vectors (from the embedding cache when they are there)."""
+    if ctx.args.cold:
         shutil.rmtree(cache_dir() / "embeddings", ignore_errors=True)
+    with ctx.phase("model_load"):
+        encoder = Encoder(ctx.args.model)
+    with ctx.phase("encode_corpus"):
+        cache = EmbeddingCache()
+        vectors = cache.encode(encoder, [c.text() for c in concepts], progress=True)
+    return encoder, vectors, {"hits": cache.hits, "misses": cache.misses}
 
-    t0 = time.perf_counter()
-    encoder = Encoder(args.model)
-    phase("model_load", t0)
-    t0 = time.perf_counter()
-    cache = EmbeddingCache()
-    doc_vectors = cache.encode(encoder, [c.text() for c in concepts], progress=True)
-    cache_report = {"hits": cache.hits, "misses": cache.misses}
-    phase("encode_corpus", t0)
-    model_prov = encoder.provenance()
 
-    with connect(args.arcadedb_url, root_dir=args.db_dir, database=DATABASE) as conn:
-        if args.cold and conn.client.database_exists():
-            conn.client.drop_database()
-        if not conn.client.database_exists():
-            conn.client.create_database()
-        index = ArcadeIndex(conn.client, "Concept")
-        t0 = time.perf_counter()
-        index_state = load_or_build_index(index, concepts, doc_vectors, model_id=encoder.model_id,
-                                          dim=encoder.dim, corpus_sha=corpus_sha)
-        phase("index", t0)
-        t0 = time.perf_counter()
+def open_index(ctx, conn, concepts, corpus, encoder, vectors):
+    """The ArcadeDB index of the corpus (reused when it holds exactly this) and its engine record."""
+    if ctx.args.cold:
+        conn.client.drop_database()
+        conn.client.create_database()
+    index = ArcadeIndex(conn.client, TYPE_NAME)
+    parts = {"corpus_sha256": corpus["sha256"], "model_id": encoder.model_id,
+             "weights_sha256": encoder.weights_sha256, "dim": encoder.dim, "type_name": TYPE_NAME,
+             "fields": list(SEARCH_FIELDS), "analyzer": None, "vector_text": VECTOR_TEXT}
+    rows = [{"doc_id": c.name, **c.search_fields()} for c in concepts]
+    with ctx.phase("index"):
+        state = open_or_build(index, parts, fields=SEARCH_FIELDS, rows=rows, vectors=vectors,
+                              model_id=encoder.model_id, progress=True)
+    with ctx.phase("warm_up"):
         index.check_model(encoder.model_id, encoder.dim)
-        graph_build_s = index.warm_up(doc_vectors[0])
-        phase("warm_up", t0)
+        graph_build_s = index.warm_up(vectors[0])
+    engine = {"name": "ArcadeDB", "version": conn.client.server_version(),
+              "mode": "external" if conn.server is None else "embedded (arcadedb-embedded, HTTP server)",
+              "index_state": state, "vector_graph_build_s": round(graph_build_s, 3)}
+    return index, engine
 
-        # The searches: every question, both engines, deep enough for deep fusion.
-        t0 = time.perf_counter()
-        qvec = {p.id: encoder.encode_query(p.question) for p in all_pairs}
-        bm25_run = {p.id: index.bm25(p.question, args.deep_k) for p in all_pairs}
-        vec_run = {p.id: index.knn(qvec[p.id], args.deep_k, model_id=encoder.model_id) for p in all_pairs}
-        phase("searches", t0)
-        exact = ExactVectors(names, doc_vectors, model_id=encoder.model_id)
-        exact_run = {q: exact.knn(v, args.k) for q, v in qvec.items()}
 
-        runs = {
-            "bm25": bm25_run,
-            "vector": vec_run,
-            f"rrf@{args.k}": study.fuse_runs([bm25_run, vec_run], k=args.rrf_k, depth=args.k),
-            f"rrf@{args.deep_k}": study.fuse_runs([bm25_run, vec_run], k=args.rrf_k, depth=args.deep_k),
-        }
+def search_runs(ctx, index, encoder, queries: Queries) -> dict:
+    """The four methods' runs: both first stages to the depth, and their RRF read to the
+    cutoff and to the depth (the same first-stage lists, fused by the pipeline's fusion)."""
+    a = ctx.args
+    bm25 = TextRetriever("bm25", index.bm25, info={"engine": "ArcadeDB", "index": "FULL_TEXT"})
+    vector = VectorRetriever("vector", lambda v, d: index.knn(v, d, model_id=encoder.model_id), encoder,
+                             info={"engine": "ArcadeDB", "index": "LSM_VECTOR"})
+    deep = Pipeline(f"rrf@{a.depth}", [bm25, vector], fusion=RRF(rrf_k=a.rrf_k))
+    with ctx.phase("searches"):
+        stages = deep.stages(queries, a.depth)
+    first = [stages[name] for name in FIRST_STAGES]
+    return {**{name: stages[name] for name in FIRST_STAGES},
+            f"rrf@{a.cutoff}": deep.fusion(first, a.cutoff),
+            f"rrf@{a.depth}": stages["fused"]}
 
-        # Latency, on the main questions, after warm-up, measured here (not by a test).
-        t0 = time.perf_counter()
-        latency = measure_latency(index, encoder, [p.question for p in sets["main"]], args)
-        phase("latency", t0)
-        engine = {"name": "ArcadeDB", "version": conn.client.server_version(),
-                  "mode": "external" if conn.server is None else "embedded (arcadedb-embedded, HTTP server)",
-                  "index_state": index_state, "vector_graph_build_s": round(graph_build_s, 3)}
-        queries = index.queries()
 
-    results_sets = {}
-    for key, pairs in sets.items():
-        qrels = study.qrels_from_pairs(pairs)
-        sub = {m: {p.id: run[p.id] for p in pairs} for m, run in runs.items()}
-        cut = {m: {q: r[: args.k] for q, r in run.items()} for m, run in sub.items()}
-        scored = study.score_runs(cut, qrels, n_resamples=args.resamples)
-        rows = study.per_question(pairs, sub, cutoff=args.k)
-        results_sets[key] = {
-            "gold_file": GOLD_SETS[key],
-            "n": scored["n"],
-            "metrics": scored["metrics"],
-            "ci95": scored["ci"],
-            "tests": scored["tests"],
-            "overlap_top1": study.top1_overlap(rows, "bm25", "vector"),
-            "lost_by_fusion": {m: study.lost_by_fusion(rows, m, ["bm25", "vector"])
-                               for m in runs if m.startswith("rrf@")},
-            "ann": study.ann_recall({q: vec_run[q] for q in qrels}, {q: exact_run[q] for q in qrels},
-                                    k=args.k),
-            "per_question": rows,
-        }
-        write_trec_qrels(args.out / "runs" / f"qrels.{key}.txt", qrels)
-    for method, run in runs.items():
-        write_trec_run(args.out / "runs" / f"{method.replace('@', '_at_')}.trec", run,
-                       tag=f"gabarito-{method}")
-
-    wall = round(time.perf_counter() - started, 2)
-    warm = cache_report["misses"] == 0 and index_state == "reused"
-    wall_log = args.out / "runs" / "wall_times.jsonl"
-    append_jsonl(wall_log, {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "wall_s": wall,
-                            "state": "warm" if warm else "cold", "phases_s": phases})
-    results = {
-        "study": "benchmark_rrf",
-        "title": "Word vs meaning vs fusion on the Social_Acceptance ontology",
-        "provenance": provenance(
-            corpus={"name": "social_acceptance", "file": corpus_path.name, "sha256": corpus_sha,
-                    "n_docs": len(concepts)},
-            gold_sha256=gold_sha,
-            model=model_prov,
-            engine=engine,
-            parameters={"k": args.k, "deep_k": args.deep_k, "rrf_k": args.rrf_k,
-                        "fusion_depths": [args.k, args.deep_k], "latency_reps": args.latency_reps,
-                        "bootstrap_resamples": args.resamples, "text_fields": list(SEARCH_FIELDS),
-                        "vector_text": "name with spaces + ': ' + description",
-                        "ties": "score descending, then doc id ascending"},
-        ),
-        "queries": {**queries, "rrf_python": inspect.getsource(fusion.rrf)},
-        "methods": list(runs),
-        "sets": results_sets,
-        "latency_ms": latency,
-        "timings": {"wall_s": wall, "state": "warm" if warm else "cold", "phases_s": phases,
-                    "embedding_cache": cache_report, "history": last_by_state(wall_log)},
+def score_set(ctx, key: str, pairs, runs: dict, exact_run) -> dict:
+    """One gold set: means, intervals and paired tests at the cutoff, per-question ranks,
+    top-1 overlap, questions lost by fusion, and the ANN index's recall against exact search."""
+    cutoff = ctx.args.cutoff
+    qrels = Qrels.single({p.id: p.gold for p in pairs})
+    scored = score_runs({m: r.cut(cutoff) for m, r in runs.items()}, qrels, MEASURES,
+                        seed=ctx.seed, resamples=ctx.resamples)
+    rows = per_question(pairs, runs, cutoff=cutoff)
+    ctx.write_qrels(key, qrels)
+    return {
+        "gold_file": GOLD_SETS[key],
+        "n": scored["n"],
+        "metrics": scored["metrics"],
+        "ci95": scored["ci"],
+        "tests": scored["tests"],
+        "overlap_top1": top1_overlap(rows, *FIRST_STAGES),
+        "lost_by_fusion": {m: lost_by_fusion(rows, m, list(FIRST_STAGES)) for m in runs if m.startswith("rrf@")},
+        "ann": run_recall_at_k(runs["vector"], {q: exact_run[q] for q in qrels}, k=cutoff),
+        "per_question": rows,
     }
-    write_results(args.out / "results.json", results)
-    print(f"results.json written ({wall} s, {'warm' if warm else 'cold'}); "
-          f"main R@10: " + ", ".join(f"{m} {v['R@10']:.3f}" for m, v in results_sets["main"]["metrics"].items()))
-    return 0
 
 
 def measure_latency(index, encoder, questions, args) -> dict:
-    """Median/p95 of every stage, plus the HTTP floor and each stage's ratio to it."""
+    """Median/p95 of every stage, after warm-up, plus the HTTP floor and each stage's ratio to it."""
     vectors = [encoder.encode_query(q) for q in questions]
-    mid = encoder.model_id
-    k = args.k
+    mid, k = encoder.model_id, args.cutoff
 
     def hybrid(q):
         v = encoder.encode_query(q)
         fusion.rrf([[d for d, _ in index.bm25(q, k)], [d for d, _ in index.knn(v, k, model_id=mid)]],
-                   k=args.rrf_k, depth=k)
+                   rrf_k=args.rrf_k, depth=k)
 
     stages = {
         "http_floor": (lambda _: index.floor(), questions),
@@ -224,18 +171,27 @@ def measure_latency(index, encoder, questions, args) -> dict:
         "vector_full": (lambda q: index.knn(encoder.encode_query(q), k, model_id=mid), questions),
         "hybrid_full": (hybrid, questions),
     }
-    out = {}
-    for name, (fn, inputs) in stages.items():
-        out[name] = timing.summarize(timing.time_calls(fn, inputs, repeat=args.latency_reps, warmup=5))
+    out = {name: timing.summarize(timing.time_calls(fn, inputs, repeat=args.latency_reps, warmup=5))
+           for name, (fn, inputs) in stages.items()}
     floor = out["http_floor"]["median"]
     out["ratio_to_floor"] = {s: out[s]["median"] / floor for s in ("bm25", "bm25_no_stop", "knn")}
     return out
 
 
+def timings(ctx, cache_report: dict, index_state: str) -> dict:
+    """Wall time and phases of this run (warm: nothing re-encoded, index reused), logged to
+    ``runs/wall_times.jsonl``, with the latest cold and warm runs of that log."""
+    state = "warm" if cache_report["misses"] == 0 and index_state == "reused" else "cold"
+    wall, phases = ctx.wall_s(), dict(ctx.phases)
+    log = ctx.runs_dir() / "wall_times.jsonl"
+    append_jsonl(log, {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "wall_s": wall, "state": state,
+                       "phases_s": phases})
+    return {"wall_s": wall, "state": state, "phases_s": phases, "embedding_cache": cache_report,
+            "history": last_by_state(log)}
+
+
 def last_by_state(log_path: Path) -> dict:
     """The latest cold and warm wall times recorded in the wall-time log."""
-    import json
-
     latest = {}
     for line in log_path.read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
@@ -243,5 +199,45 @@ def last_by_state(log_path: Path) -> dict:
     return latest
 
 
+def parameters(args) -> dict:
+    return {"k": args.cutoff, "deep_k": args.depth, "rrf_k": args.rrf_k,
+            "fusion_depths": [args.cutoff, args.depth], "latency_reps": args.latency_reps,
+            "measures": list(MEASURES), "text_fields": list(SEARCH_FIELDS), "vector_text": VECTOR_TEXT,
+            "ties": TIES}
+
+
+def run(ctx) -> dict:
+    a = ctx.args
+    check_arguments(a)
+    with ctx.phase("load"):
+        concepts, corpus, sets = load_inputs(ctx)
+        every = [p for pairs in sets.values() for p in pairs]
+        queries = Queries([p.id for p in every], [p.question for p in every])
+    with ctx.phase("server"):
+        conn = ctx.arcadedb(DATABASE)
+    with conn:
+        encoder, vectors, cache_report = embed_corpus(ctx, concepts)
+        index, engine = open_index(ctx, conn, concepts, corpus, encoder, vectors)
+        runs = search_runs(ctx, index, encoder, queries)
+        exact = ExactVectors([c.name for c in concepts], vectors, model_id=encoder.model_id)
+        exact_run = VectorRetriever("exact", exact.knn, encoder).search(queries, a.cutoff)
+        with ctx.phase("latency"):
+            latency = measure_latency(index, encoder, [p.question for p in sets[LATENCY_SET]], a)
+        sql = index.queries()
+    results_sets = {key: score_set(ctx, key, pairs, runs, exact_run) for key, pairs in sets.items()}
+    for method, method_run in runs.items():
+        ctx.write_run(method, method_run)
+    say("main R@10: " + ", ".join(f"{m} {v['R@10']:.3f}" for m, v in results_sets["main"]["metrics"].items()))
+    return {
+        "provenance": ctx.provenance(corpus=corpus, model=encoder.provenance(), engine=engine,
+                                     parameters=parameters(a)),
+        "queries": {**sql, "rrf_python": inspect.getsource(fusion.rrf)},
+        "methods": list(runs),
+        "sets": results_sets,
+        "latency_ms": latency,
+        "timings": timings(ctx, cache_report, engine["index_state"]),
+    }
+
+
 if __name__ == "__main__":
-    run_main(main)
+    study_main(__file__, run, add_arguments)
