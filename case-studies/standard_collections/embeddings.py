@@ -20,6 +20,7 @@ import numpy as np
 
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.models import EmbeddingCache, cache_dir, load_encoder
+from gabarito.study.runner import say
 
 MODELS = {
     "minilm": "sentence-transformers/all-MiniLM-L6-v2",
@@ -46,7 +47,7 @@ class Vectors:
         if key not in self.encoders:
             t0 = time.perf_counter()
             self.encoders[key] = load_encoder(MODELS[key])
-            print(f"  model {MODELS[key]} loaded in {time.perf_counter() - t0:.1f} s", flush=True)
+            say(f"  model {MODELS[key]} loaded in {time.perf_counter() - t0:.1f} s")
         return self.encoders[key]
 
     def documents(self, key: str, texts: Sequence[str], label: str) -> np.ndarray:
@@ -64,9 +65,8 @@ class Vectors:
                 spent = time.perf_counter() - started
                 rate = misses / spent if spent > 0 else float("nan")
                 left = (n - done) / rate if rate > 0 else float("nan")
-                print(f"  [{label} {key}] {done}/{n} documents ({self.docs.misses} encoded in "
-                      f"{time.perf_counter() - t0:.1f} s; {rate:.1f} docs/s; ~{left / 60:.1f} min left)",
-                      flush=True)
+                say(f"  [{label} {key}] {done}/{n} documents ({self.docs.misses} encoded in "
+                    f"{time.perf_counter() - t0:.1f} s; {rate:.1f} docs/s; ~{left / 60:.1f} min left)")
         vecs = np.vstack(out) if out else np.zeros((0, enc.dim), dtype=np.float32)
         self.report[f"{label}/{key}/documents"] = {"hits": hits, "misses": misses,
                                                    "seconds": round(time.perf_counter() - started, 2)}
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
         for name, c in loaded.items():
             vec.documents(key, [d.text for d in c.documents], name)
             vec.query_vectors(key, [q.query for q in c.queries], name)
-            print(f"{name} {key}: done", flush=True)
+            say(f"{name} {key}: done")
     return 0
 
 
