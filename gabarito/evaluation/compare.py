@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 
 from gabarito.errors import GabaritoError
+from gabarito.evaluation.runlog import read_log
 from gabarito.measure import metrics
 from gabarito.measure.runs import Qrels
 from gabarito.measure.stats import DEFAULT_SEED, compare_methods
@@ -54,9 +56,15 @@ def _checked(record: object, where: object) -> dict:
     return record
 
 
-def load_runs(refs: Sequence[str], log_path: str | Path) -> list[dict]:
+def _warn_stderr(text: str) -> None:
+    print(f"gabarito: warning: {text}", file=sys.stderr, flush=True)
+
+
+def load_runs(refs: Sequence[str], log_path: str | Path, *, warn: Callable[[str], None] = _warn_stderr) -> list[dict]:
     """The run records named by ``refs``, in order: each is the path of a ``run.json`` (or of
-    the folder holding one), or a run id found in the JSONL log at ``log_path``."""
+    the folder holding one), or a run id found in the JSONL log at ``log_path``. A damaged line
+    of the log (cut short, not JSON) is skipped and reported through ``warn`` (one line on
+    stderr by default): it cannot make the other runs of the log unreadable."""
     log_path = Path(log_path)
     logged: dict[str, list[dict]] | None = None
     records = []
@@ -70,17 +78,10 @@ def load_runs(refs: Sequence[str], log_path: str | Path) -> list[dict]:
             continue
         if logged is None:
             logged = {}
-            if log_path.is_file():
-                for lineno, line in enumerate(log_path.read_text(encoding="utf-8").splitlines(), start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        rec = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise GabaritoError(f"invalid JSON: {exc.msg}", path=log_path,
-                                            record=f"line {lineno}") from None
-                    if isinstance(rec, dict) and "run_id" in rec:
-                        logged.setdefault(str(rec["run_id"]), []).append(rec)
+            for _lineno, rec in read_log(log_path, lambda n, why: warn(f"log {log_path} line {n} is damaged "
+                                                                     f"({why}); skipped")):
+                if "run_id" in rec:
+                    logged.setdefault(str(rec["run_id"]), []).append(rec)
         found = logged.get(ref, [])
         if not found:
             where = f"in the log {log_path}" if log_path.is_file() else f"(no log at {log_path})"

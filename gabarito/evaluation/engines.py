@@ -3,9 +3,11 @@
 * ``memory``: exact cosine (:class:`~gabarito.retrieval.memory.ExactVectors`) and plain BM25
   (:class:`~gabarito.retrieval.memory.BM25`, no stop words, no stemming).
 * ``arcadedb``: one database per index content (``eval_<12 hex>`` of the fingerprint of the
-  chunks, the model and its weights, the dimension and the analyzer), holding a type ``Chunk``
-  with the text field ``text``; reused when it holds exactly those chunks
-  (:func:`gabarito.retrieval.reuse.open_or_build`), else (re)built; warmed up before searching.
+  chunks, the model, its weights and settings, the vectors, the dimension and the analyzer),
+  holding a type ``Chunk`` with the text field ``text``; reused when it holds exactly those
+  chunks (:func:`gabarito.retrieval.reuse.open_or_build`), else (re)built, under the database's
+  build lock (:func:`gabarito.retrieval.arcadedb.locking.build_lock`), so that two runs on one
+  server never build, drop or rebuild it at once; warmed up before searching.
   Its vector search is approximate (HNSW, INT8), unlike the memory engine's.
 
 :func:`open_retrievers` is a context manager yielding ``(retrievers, info)``: ``retrievers`` maps
@@ -24,7 +26,7 @@ import numpy as np
 
 from gabarito import __version__
 from gabarito.evaluation.config import ANALYZERS, ARCADE_FIELD, ARCADE_TYPE, _NO_MODEL, EvalConfig
-from gabarito.hashing import sha256_text
+from gabarito.hashing import sha256_bytes, sha256_text
 from gabarito.inputs.segment import Chunk
 from gabarito.retrieval.protocol import TextRetriever, VectorRetriever
 
@@ -48,25 +50,33 @@ def _memory(chunks, vectors, encoder, cfg: EvalConfig):
     return out, {"name": "memory", "version": f"gabarito {__version__}"}
 
 
-def index_parts(chunks, vectors, model: dict | None, analyzer_class: str | None) -> dict:
-    """Everything that changes what an evaluation database holds (its fingerprint's parts)."""
+def index_parts(chunks, vectors, model: dict | None, analyzer_class: str | None, encoder=None) -> dict:
+    """Everything that changes what an evaluation database holds (its fingerprint's parts): the
+    chunks, the model, its weights *and settings* (:func:`~gabarito.retrieval.models.model_fingerprint`),
+    the vectors themselves (sha256 of their bytes), the dimension and the analyzer."""
+    from gabarito.retrieval.models.fingerprint import model_fingerprint
+
     return {"kind": "gabarito-evaluate", "chunks_sha256": chunks_sha256(chunks),
             "model": model["model_id"] if model else None,
             "weights": model.get("weights_sha256") if model else None,
+            "model_fingerprint": model_fingerprint(encoder) if encoder is not None and vectors is not None else None,
+            "vectors_sha256": sha256_bytes(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+            if vectors is not None else None,
             "dim": int(vectors.shape[1]) if vectors is not None else 1, "analyzer": analyzer_class}
 
 
 @contextlib.contextmanager
 def _arcadedb(chunks, vectors, encoder, model, cfg: EvalConfig, url, db_dir, echo: Echo):
     from gabarito.retrieval.arcadedb import ArcadeIndex, connect
+    from gabarito.retrieval.arcadedb.locking import build_lock
     from gabarito.retrieval.models import cache_dir
     from gabarito.retrieval.reuse import fingerprint, open_or_build
 
     analyzer_class = ANALYZERS.get(cfg.analyzer) if cfg.analyzer else None
-    parts = index_parts(chunks, vectors, model, analyzer_class)
+    parts = index_parts(chunks, vectors, model, analyzer_class, encoder)
     database = f"eval_{fingerprint(parts)[:12]}"
     root = db_dir if db_dir is not None else cache_dir() / "arcadedb-evaluate"
-    with connect(url, root_dir=root, database=database) as conn:
+    with connect(url, root_dir=root, database=database, notice=echo) as conn:
         client = conn.client
         version = conn.server.version if conn.server is not None else client.server_version()
         index = ArcadeIndex(client, ARCADE_TYPE)
@@ -74,10 +84,11 @@ def _arcadedb(chunks, vectors, encoder, model, cfg: EvalConfig, url, db_dir, ech
             stored, model_id = vectors, model["model_id"]
         else:  # BM25 only: the schema wants a vector per record; a constant one costs nothing
             stored, model_id = np.ones((len(chunks), 1), dtype=np.float32), _NO_MODEL
-        state = open_or_build(index, parts, fields=[ARCADE_FIELD], rows=[{"doc_id": c.id, ARCADE_FIELD: c.text}
-                                                                          for c in chunks],
-                              vectors=stored, model_id=model_id, analyzer=analyzer_class,
-                              progress=sys.stderr.isatty())
+        with build_lock(client, ARCADE_TYPE, echo=echo):  # one builder at a time; others wait, then reuse
+            state = open_or_build(index, parts, fields=[ARCADE_FIELD],
+                                  rows=[{"doc_id": c.id, ARCADE_FIELD: c.text} for c in chunks],
+                                  vectors=stored, model_id=model_id, analyzer=analyzer_class,
+                                  progress=sys.stderr.isatty())
         echo(f"ArcadeDB database {database}: index {state} ({len(chunks)} chunks)")
         index.warm_up(vectors[0] if vectors is not None else None, k=10)
         out = {}

