@@ -1,87 +1,117 @@
-"""Figures of the pages (plotly), built from results dictionaries; no numbers of their own."""
+"""Figures of the pages (plotly), built from results dictionaries; no numbers of their own.
+
+Every figure uses the site's template (:func:`gabarito.publish.plots.setup_plotly`): decimal
+comma and thousands dot on the axes (``separators=",."``), a white background, the legend
+under the plot so that nothing covers it, and no toolbar. Colours come from :data:`PALETTE`,
+eight hues far enough apart to tell methods apart (checked by the tests).
+"""
 
 from __future__ import annotations
 
 import html
 from typing import Mapping, Sequence
 
-from gabarito.publish.formatting import MEASURE_LABELS, method_label, num
+from gabarito.publish.formatting import integer, num
+from gabarito.publish.labels import measure_label, method, term
 
-COLORS = {"bm25": "#64748B", "vector": "#0E7490", "rrf": "#C2410C", "rrf_deep": "#7C2D12"}
-
-
-#: Colours for variants that are not one of the named methods, in order of appearance.
-PALETTE = ("#0E7490", "#C2410C", "#15803D", "#7C3AED", "#B45309", "#BE123C", "#475569", "#0369A1")
-
-
-def method_color(method: str, index: int = 0) -> str:
-    if method.startswith("rrf@"):
-        return COLORS["rrf"] if method == "rrf@10" else COLORS["rrf_deep"]
-    return COLORS.get(method) or PALETTE[index % len(PALETTE)]
+#: Eight distinct hues (Tableau 10 without its yellow and grey), in order of use.
+PALETTE = ("#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#B07AA1", "#76B7B2", "#9C755F", "#FF9DA7")
+#: Fixed colours of the flagship's methods.
+COLORS = {"bm25": "#4E79A7", "vector": "#59A14F", "rrf@10": "#F28E2B", "rrf@100": "#B07AA1"}
+#: The legend, under the plot area.
+LEGEND = dict(orientation="h", yanchor="top", y=-0.18, x=0, xanchor="left", title_text="")
 
 
-def _layout(fig, **kw):
-    fig.update_layout(template="plotly_white", font=dict(size=12),
-                      margin=dict(l=10, r=10, t=50, b=40), **kw)
+def method_color(key: str, index: int = 0) -> str:
+    return COLORS.get(key) or PALETTE[index % len(PALETTE)]
+
+
+def layout(fig, **kw):
+    """The site's layout: margins that leave room for labels, the legend under the plot."""
+    kw.setdefault("legend", LEGEND)
+    fig.update_layout(margin=dict(l=10, r=16, t=40, b=10), **kw)
     return fig
 
 
-def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence[str], *, title: str = ""):
-    """Grouped horizontal bars, one group per measure, with the bootstrap 95% CI as error bars."""
+def _ci_arrays(values, intervals):
+    lo = [v - c[0] for v, c in zip(values, intervals)]
+    hi = [c[1] - v for v, c in zip(values, intervals)]
+    return lo, hi
+
+
+def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence[str], *,
+                 labels: Mapping[str, str] | None = None, title: str = ""):
+    """Grouped horizontal bars, one group per measure, with the 95% interval as a whisker; the
+    value is written inside the bar, at its start, where no whisker crosses it."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    labels = [MEASURE_LABELS.get(m, m) for m in measures]
-    for i, method in enumerate(methods):
-        vals = [result_set["metrics"][method][m] for m in measures]
-        lo = [v - result_set["ci95"][method][m][0] for v, m in zip(vals, measures)]
-        hi = [result_set["ci95"][method][m][1] - v for v, m in zip(vals, measures)]
+    names = [measure_label(m) for m in measures]
+    for i, key in enumerate(methods):
+        vals = [result_set["metrics"][key][m] for m in measures]
+        lo, hi = _ci_arrays(vals, [result_set["ci95"][key][m] for m in measures])
+        name = (labels or {}).get(key) or method(key)
         fig.add_trace(go.Bar(
-            y=labels, x=vals, name=method_label(method), orientation="h",
-            marker_color=method_color(method, i),
-            error_x=dict(type="data", array=hi, arrayminus=lo, thickness=1, width=3),
-            text=[num(v) for v in vals], textposition="outside", cliponaxis=False,
-            hovertemplate="%{y}: %{x:.3f}<extra>" + method_label(method) + "</extra>",
+            y=names, x=vals, name=name, orientation="h", marker_color=method_color(key, i),
+            error_x=dict(type="data", array=hi, arrayminus=lo, thickness=1.2, width=3, color="#1F2937"),
+            text=[num(v) for v in vals], textposition="inside", insidetextanchor="start",
+            textfont=dict(color="white", size=11), hovertemplate="%{y}: %{x:.3f}<extra>" + html.escape(name) + "</extra>",
         ))
-    return _layout(fig, barmode="group", height=120 + 36 * len(measures) * len(methods) // 2,
-                   title=title, xaxis=dict(title="0 = nunca acerta · 1 = sempre acerta", range=[0, 1.15]),
-                   yaxis=dict(autorange="reversed"),
-                   legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    height = 150 + 24 * len(measures) * len(methods)
+    return layout(fig, barmode="group", height=height, title=title, uniformtext=dict(minsize=9, mode="show"),
+                  xaxis=dict(title="0 = nunca acerta · 1 = sempre acerta", range=[0, 1.02]),
+                  yaxis=dict(autorange="reversed"))
+
+
+def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float]],
+                 intervals: Mapping[str, Sequence[Sequence[float]]], *, yaxis_title: str, height: int = 440):
+    """Vertical bars: one group per category, one bar per series, 95% intervals as whiskers."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, (name, vals) in enumerate(series.items()):
+        lo, hi = _ci_arrays(vals, intervals[name])
+        fig.add_trace(go.Bar(x=list(categories), y=list(vals), name=name, marker_color=PALETTE[i % len(PALETTE)],
+                             error_y=dict(type="data", array=hi, arrayminus=lo, thickness=1.2, color="#1F2937"),
+                             hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>"))
+    return layout(fig, barmode="group", height=height, yaxis=dict(title=yaxis_title, range=[0, 1]))
 
 
 def overlap_bars(overlap: Mapping[str, int], n: int):
+    """How many questions each method put first alone, both, or neither."""
     import plotly.graph_objects as go
 
     labels = ["Ambos acertam", "Só a palavra", "Só o significado", "Nenhum dos dois"]
     keys = ["both", "only_a", "only_b", "neither"]
-    colors = ["#15803D", COLORS["bm25"], COLORS["vector"], "#CBD5E1"]
+    colors = ["#59A14F", COLORS["bm25"], "#76B7B2", "#BAB0AC"]
     vals = [overlap[k] for k in keys]
     fig = go.Figure(go.Bar(x=vals, y=labels, orientation="h", marker_color=colors,
-                           text=[f"{v} de {n}" for v in vals], textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x}<extra></extra>"))
-    return _layout(fig, height=300, showlegend=False, yaxis=dict(autorange="reversed"),
-                   xaxis=dict(title=f"Perguntas (de {n})", range=[0, max(vals) * 1.3 + 1]))
+                           text=[f"{integer(v)} de {integer(n)}" for v in vals], textposition="outside",
+                           cliponaxis=False, hovertemplate="%{y}: %{x}<extra></extra>"))
+    return layout(fig, height=300, showlegend=False, yaxis=dict(autorange="reversed"),
+                  xaxis=dict(title=f"Perguntas (de {integer(n)})", range=[0, max(vals) * 1.35 + 1]))
 
 
 def latency_bars(latency: Mapping, stages: Mapping[str, str]):
-    """Median per stage with a p95 whisker; the HTTP floor drawn as a line."""
+    """Median per stage with a whisker to the p95; the HTTP floor drawn as a dotted line. The
+    value is written inside the bar, clear of the whisker."""
     import plotly.graph_objects as go
 
     keys = list(stages)
     med = [latency[k]["median"] for k in keys]
     p95 = [latency[k]["p95"] - latency[k]["median"] for k in keys]
     fig = go.Figure(go.Bar(
-        y=[stages[k] for k in keys], x=med, orientation="h", marker_color="#0E7490",
-        error_x=dict(type="data", array=p95, arrayminus=[0] * len(keys), thickness=1),
-        text=[f"{num(v, 1)} ms" for v in med], textposition="outside", cliponaxis=False,
-        hovertemplate="%{y}: mediana %{x:.1f} ms<extra></extra>",
+        y=[stages[k] for k in keys], x=med, orientation="h", marker_color=PALETTE[0],
+        error_x=dict(type="data", array=p95, arrayminus=[0] * len(keys), thickness=1.2, color="#1F2937"),
+        text=[f"{num(v, 1)} ms" for v in med], textposition="inside", insidetextanchor="start",
+        textfont=dict(color="white"), hovertemplate="%{y}: mediana %{x:.1f} ms<extra></extra>",
     ))
     floor = latency["http_floor"]["median"]
     fig.add_vline(x=floor, line_dash="dot", line_color="#B91C1C",
                   annotation_text="piso HTTP", annotation_position="top right")
-    return _layout(fig, height=90 + 48 * len(keys), showlegend=False,
-                   xaxis=dict(title="Milissegundos por pergunta (mediana; traço até o p95)"),
-                   yaxis=dict(autorange="reversed"))
+    return layout(fig, height=110 + 48 * len(keys), showlegend=False,
+                  xaxis=dict(title="Milissegundos por pergunta (mediana; traço até o p95)"),
+                  yaxis=dict(autorange="reversed", automargin=True))
 
 
 def rank_strip(rows: Sequence[Mapping], methods: Sequence[str], cutoff: int):
@@ -89,38 +119,135 @@ def rank_strip(rows: Sequence[Mapping], methods: Sequence[str], cutoff: int):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for method in methods:
-        ranks = [r[method]["rank"] if r[method]["rank"] is not None else cutoff + 1 for r in rows]
-        fig.add_trace(go.Box(x=ranks, name=method_label(method), marker_color=method_color(method),
+    for i, key in enumerate(methods):
+        ranks = [r[key]["rank"] if r[key]["rank"] is not None else cutoff + 1 for r in rows]
+        fig.add_trace(go.Box(x=ranks, name=method(key), marker_color=method_color(key, i),
                              boxpoints="all", jitter=0.5, pointpos=0, line_width=1,
                              hovertemplate="posição %{x}<extra></extra>"))
-    return _layout(fig, height=120 + 60 * len(methods), showlegend=False,
-                   xaxis=dict(title=f"Posição do alvo ({cutoff + 1} = fora do top-{cutoff})",
-                              range=[0.5, cutoff + 1.5], dtick=1))
+    return layout(fig, height=140 + 60 * len(methods), showlegend=False,
+                  xaxis=dict(title=f"Posição do alvo ({cutoff + 1} = fora do top-{cutoff})",
+                             range=[0.5, cutoff + 1.5], dtick=1), yaxis=dict(automargin=True))
+
+
+def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], *, yaxis_title: str):
+    """Two boxes per group: the scores of questions with an answer and of those without."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for flag, color, name in ((1, PALETTE[0], "com resposta"), (2, PALETTE[1], "sem resposta")):
+        xs, ys = [], []
+        for label, answered, unanswered in groups:
+            vals = answered if flag == 1 else unanswered
+            xs += [label] * len(vals)
+            ys += list(vals)
+        fig.add_trace(go.Box(x=xs, y=ys, name=name, marker_color=color, boxpoints="all", jitter=0.4,
+                             pointpos=0, hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
+    return layout(fig, boxmode="group", height=420, yaxis=dict(title=yaxis_title))
+
+
+def selector(fig, names: Sequence[str], traces_per_view: Sequence[int], *, titles: Sequence[str] | None = None):
+    """Buttons over the plot that show one view at a time (``traces_per_view[i]`` consecutive
+    traces form view ``i``): one figure, one caption, instead of a figure per view."""
+    total = sum(traces_per_view)
+    buttons, start = [], 0
+    for i, (name, n) in enumerate(zip(names, traces_per_view)):
+        visible = [start <= j < start + n for j in range(total)]
+        args = [{"visible": visible}]
+        if titles:
+            args.append({"title.text": titles[i]})
+        buttons.append(dict(label=name, method="update", args=args))
+        start += n
+    for j, trace in enumerate(fig.data):
+        trace.visible = j < traces_per_view[0]
+    fig.update_layout(updatemenus=[dict(type="buttons", direction="right", buttons=buttons, showactive=True,
+                                        x=0, xanchor="left", y=1.0, yanchor="bottom", pad=dict(b=6),
+                                        bgcolor="#F1F5F9", font=dict(size=11))])
+    if titles:
+        fig.update_layout(title=dict(text=titles[0], y=0.98))
+    return fig
+
+
+def sweep_lines(points: Sequence[Mapping], views: Sequence[str], series: Sequence[str], *,
+                view_key: str, series_key: str, x_key: str, y_key: str, x_title: str, y_title: str):
+    """Lines of ``y_key`` against ``x_key`` (a log axis ticked at the measured values), one line per
+    ``series`` value, one view (button) per ``views`` value."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    xs = sorted({p[x_key] for p in points})
+    for v in views:
+        for i, s in enumerate(series):
+            pts = sorted((p for p in points if p[view_key] == v and p[series_key] == s), key=lambda p: p[x_key])
+            fig.add_trace(go.Scatter(x=[p[x_key] for p in pts], y=[p[y_key] for p in pts], mode="lines+markers",
+                                     name=method(s), marker_color=PALETTE[i % len(PALETTE)],
+                                     hovertemplate=f"{x_title} = %{{x}}: %{{y:.3f}}<extra>{html.escape(method(s))}</extra>"))
+    layout(fig, height=420, xaxis=dict(type="log", title=x_title, tickvals=xs, ticktext=[integer(x) for x in xs]),
+           yaxis=dict(title=y_title, range=[0, 1]))
+    return selector(fig, [method(v) for v in views], [len(series)] * len(views))
+
+
+def pvalue_matrices(matrices: Sequence[tuple[str, Sequence[str], Sequence[Sequence[float | None]]]], *,
+                    alpha: float = 0.05):
+    """One heatmap of corrected p-values per collection, chosen by a button; a dark cell is a
+    difference that survives the correction at ``alpha``."""
+    import plotly.graph_objects as go
+
+    from gabarito.publish.formatting import pvalue
+
+    fig = go.Figure()
+    for name, axis, z in matrices:
+        fig.add_trace(go.Heatmap(
+            z=z, x=list(axis), y=list(axis), zmin=0, zmax=2 * alpha, showscale=False,
+            colorscale=[[0, "#1D4E89"], [0.5, "#A9C8E8"], [0.5001, "#F4F6F8"], [1, "#F8FAFC"]],
+            text=[[pvalue(v) if v is not None else "" for v in row] for row in z], texttemplate="%{text}",
+            hovertemplate="%{y} × %{x}: p de Holm %{text}<extra>" + html.escape(name) + "</extra>"))
+    layout(fig, height=520, showlegend=False, xaxis=dict(tickangle=-35, automargin=True),
+           yaxis=dict(automargin=True, autorange="reversed"))
+    return selector(fig, [m[0] for m in matrices], [1] * len(matrices))
+
+
+def loglog_fits(fits: Mapping[str, Mapping], names: Mapping[str, str], *, x_title: str, y_title: str):
+    """Measured costs against corpus size on log-log axes (one tick per decade), one line per cost."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, (key, name) in enumerate(names.items()):
+        f = fits.get(key)
+        if not f:
+            continue
+        xs, ys = zip(*f["points"])
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+lines", marker_color=PALETTE[i % len(PALETTE)],
+                                 name=f"{name}: inclinação {num(f['slope'], 2)}"))
+    axis = dict(type="log", dtick=1, exponentformat="none", tickformat=",~r", minor=dict(showgrid=False))
+    return layout(fig, height=460, xaxis=dict(title=x_title, **axis), yaxis=dict(title=y_title, **axis))
 
 
 def flow_diagram(steps: Sequence[tuple[str, str, str]]) -> str:
-    """An inline SVG flowchart: ``steps`` are (title, subtitle, kind) with kind in
-    {'prepare', 'frozen', 'measure'}; drawn top to bottom with arrows. Needs no script."""
-    fills = {"prepare": ("#E8F5E9", "#2E7D32"), "frozen": ("#FFF3E0", "#C2410C"),
-             "measure": ("#E0F7FA", "#0E7490")}
+    """An inline SVG flowchart that scales to its column: ``steps`` are (title, subtitle, kind)
+    with kind in {'prepare', 'frozen', 'measure'}; drawn top to bottom with arrows."""
+    fills = {"prepare": ("#E8F5E9", "#2E7D32"), "frozen": ("#FFF3E0", "#B45309"),
+             "measure": ("#E0F2FE", "#1D4E89")}
     w, h, gap = 460, 58, 26
     height = len(steps) * (h + gap)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="gabarito-flow" viewBox="0 0 {w} {height}" '
-             f'width="{w}" height="{height}" role="img" aria-label="Desenho do experimento">',
+             f'width="100%" style="max-width:{w}px;height:auto" role="img" aria-label="Desenho do experimento">',
              '<defs><marker id="arr" markerWidth="10" markerHeight="10" refX="5" refY="5" orient="auto">'
              '<path d="M0,0 L10,5 L0,10 z" fill="#475569"/></marker></defs>']
     for i, (title, sub, kind) in enumerate(steps):
         y = i * (h + gap)
         fill, stroke = fills[kind]
-        parts.append(f'<rect x="20" y="{y}" width="{w - 40}" height="{h}" rx="8" fill="{fill}" '
+        parts.append(f'<rect x="4" y="{y}" width="{w - 8}" height="{h}" rx="8" fill="{fill}" '
                      f'stroke="{stroke}" stroke-width="2"/>')
-        parts.append(f'<text x="{w / 2}" y="{y + 24}" text-anchor="middle" font-size="15" '
+        parts.append(f'<text x="{w / 2}" y="{y + 24}" text-anchor="middle" font-size="16" '
                      f'font-weight="bold" fill="{stroke}">{html.escape(title)}</text>')
-        parts.append(f'<text x="{w / 2}" y="{y + 44}" text-anchor="middle" font-size="12" '
+        parts.append(f'<text x="{w / 2}" y="{y + 45}" text-anchor="middle" font-size="13" '
                      f'fill="#334155">{html.escape(sub)}</text>')
         if i < len(steps) - 1:
             parts.append(f'<line x1="{w / 2}" y1="{y + h}" x2="{w / 2}" y2="{y + h + gap - 4}" '
                          f'stroke="#475569" stroke-width="2" marker-end="url(#arr)"/>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def collection_name(key: str) -> str:
+    return term("collection", key)

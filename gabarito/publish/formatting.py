@@ -1,173 +1,180 @@
-"""What the pages call: load results safely, format numbers in Brazilian Portuguese, build tables.
+"""Numbers and text for the pages, in Brazilian Portuguese, safe to put in Markdown or HTML.
 
-Notebooks only read JSON and draw; everything they would otherwise compute
-lives here, once, so that every chapter formats and checks the same way.
+Every number a page shows goes through one of these functions, so that every chapter writes
+``1.388`` (a dot between thousands), ``0,346`` (a comma before decimals), ``3,49 s`` rather
+than ``3.491 ms``, and ``—`` for a value that does not exist.
+
+Every piece of text that comes from data (a question, a concept name, a note, a file name)
+goes through :func:`md` (for ``display(Markdown(...))``) or :func:`text` (for HTML), so that
+``<title>`` in a loader note is shown as text and never opens an element. Markup that a page
+builds on purpose is an :class:`Html` string: the table builder and :func:`md` pass it through
+unchanged, and escape everything else.
 """
 
 from __future__ import annotations
 
 import html
-import json
-from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+import re
+from typing import Sequence
 
-from gabarito.inputs.gold import verify_frozen
-from gabarito.study.records import check_results_gold
-
-#: Display names of measures (keys as in :mod:`gabarito.measure.metrics`).
-MEASURE_LABELS = {
-    "R@1": "Recall@1", "R@3": "Recall@3", "R@5": "Recall@5", "R@10": "Recall@10",
-    "RR@10": "MRR@10", "nDCG@5": "nDCG@5", "nDCG@10": "nDCG@10",
-}
+#: Months of the year, for :func:`date_pt`.
+MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
+          "setembro", "outubro", "novembro", "dezembro")
 
 
-def method_label(method: str) -> str:
-    """Portuguese name of a method key such as ``bm25``, ``vector`` or ``rrf@10``."""
-    if method == "bm25":
-        return "Palavra (BM25)"
-    if method == "vector":
-        return "Significado (vetor)"
-    if method.startswith("rrf@"):
-        return f"Fusão RRF (top-{method[4:]})"
-    return method
+class Html(str):
+    """A string of markup built on purpose: :func:`md`, :func:`text` and tables do not escape it."""
+
+    __slots__ = ()
+
+    def __add__(self, other):  # Html + Html stays Html; Html + str escapes the str
+        return Html(str.__add__(self, other if isinstance(other, Html) else text(other)))
 
 
-def load_results(study_dir: str | Path) -> dict:
-    """Read a study's ``results.json`` after checking its gold: frozen and the one it was run on."""
-    study_dir = Path(study_dir)
-    manifest = study_dir / "gold.lock.json"
-    if manifest.exists():
-        verify_frozen(manifest)
-    check_results_gold(study_dir / "results.json")
-    return json.loads((study_dir / "results.json").read_text(encoding="utf-8"))
-
-
-def load_json(path: str | Path) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
-# --- numbers, Brazilian style ------------------------------------------------------------------
+# --- numbers ------------------------------------------------------------------------------------
 
 def num(value: float | None, digits: int = 3) -> str:
-    """``0.3456 -> '0,346'``; thousands with a dot; ``None -> '—'``."""
+    """``0.3456 -> '0,346'``, ``11429 -> '11.429'`` (with ``digits=0``); ``None -> '—'``."""
     if value is None:
         return "—"
-    text = f"{value:,.{digits}f}"
-    if text.lstrip("-").strip("0.,") == "":
-        text = text.lstrip("-")  # no "-0,000"
-    return text.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
+    out = f"{value:,.{digits}f}"
+    if out.lstrip("-").strip("0.,") == "":
+        out = out.lstrip("-")  # no "-0,000"
+    return out.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
+
+
+def integer(value: int | float | None) -> str:
+    """``1388 -> '1.388'``, ``10000 -> '10.000'``; ``None -> '—'``."""
+    return "—" if value is None else num(round(value), 0)
 
 
 def pct(value: float | None, digits: int = 1) -> str:
+    """A share as a percentage: ``0.925 -> '92,5%'``."""
     return "—" if value is None else f"{num(100 * value, digits)}%"
 
 
 def ms(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{num(value, digits)} ms"
+    """A duration given in milliseconds: ``65.04 -> '65,0 ms'``; from 1000 ms on, in seconds
+    (``3491 -> '3,49 s'``), so that a thousands dot is never read as a decimal point."""
+    if value is None:
+        return "—"
+    if abs(value) >= 1000:
+        return seconds(value / 1000)
+    return f"{num(value, digits)} ms"
 
 
-def pvalue(p: float) -> str:
+def seconds(value: float | None, digits: int | None = None) -> str:
+    """A duration in seconds: ``0.259 -> '0,26 s'``, ``196.5 -> '196,5 s'``, ``1118 -> '18,6 min'``."""
+    if value is None:
+        return "—"
+    if abs(value) >= 600 and digits is None:
+        return f"{num(value / 60, 1)} min"
+    if digits is None:
+        digits = 2 if abs(value) < 10 else 1
+    return f"{num(value, digits)} s"
+
+
+def megabytes(value: float | None, digits: int = 0) -> str:
+    """``2570.9 -> '2.571 MB'``; from 10.000 MB on, in GB."""
+    if value is None:
+        return "—"
+    if abs(value) >= 10000:
+        return f"{num(value / 1000, 1)} GB"
+    return f"{num(value, digits)} MB"
+
+
+def times(value: float | None, digits: int = 1) -> str:
+    """A ratio: ``12.34 -> '12,3×'``."""
+    return "—" if value is None else f"{num(value, digits)}×"
+
+
+def pvalue(p: float | None) -> str:
+    """``0.0004 -> '< 0,001'``, ``0.21 -> '0,210'``."""
+    if p is None:
+        return "—"
     return "< 0,001" if p < 0.001 else num(p, 3)
 
 
-def ci(interval: Sequence[float], digits: int = 3) -> str:
+def ci(interval: Sequence[float] | None, digits: int = 3) -> str:
+    """A confidence interval: ``[0.1, 0.25] -> '[0,100; 0,250]'``."""
+    if interval is None:
+        return "—"
     return f"[{num(interval[0], digits)}; {num(interval[1], digits)}]"
 
 
 def rank(value: int | None) -> str:
-    return "—" if value is None else f"{value}º"
+    """A position in a list: ``1 -> '1º'``; ``None`` (not in the list) ``-> '—'``."""
+    return "—" if value is None else f"{integer(value)}º"
+
+
+def signed(value: float | None, digits: int = 3) -> str:
+    """A difference with its sign: ``0.05 -> '+0,050'``, ``-0.05 -> '−0,050'``."""
+    if value is None:
+        return "—"
+    out = num(abs(value), digits)
+    if out.strip("0,.") == "":
+        return out
+    return ("+" if value > 0 else "\u2212") + out
 
 
 def date_pt(iso: str) -> str:
     """``2026-12-02T18:00:00+00:00 -> '2 de dezembro de 2026'``."""
-    months = ["janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
-              "setembro", "outubro", "novembro", "dezembro"]
-    y, m, d = iso[:10].split("-")
-    return f"{int(d)} de {months[int(m) - 1]} de {y}"
+    m = re.match(r"(\d{4})-(\d{2})-(\d{2})", str(iso))
+    if not m:
+        raise ValueError(f"not an ISO date: {iso!r}")
+    y, mo, d = m.groups()
+    return f"{int(d)} de {MONTHS[int(mo) - 1]} de {y}"
 
 
-# --- tables --------------------------------------------------------------------------------------
-
-def html_table(header: Sequence[str], rows: Iterable[Sequence[object]], *, table_id: str | None = None,
-               align: Sequence[str] | None = None, escape: bool = True,
-               min_width: Mapping[int, str] | None = None) -> str:
-    """A plain HTML table (cells escaped unless ``escape=False``); ``align`` holds 'l'/'r'/'c';
-    ``min_width`` maps a column index to a CSS width (e.g. ``{1: "22em"}``)."""
-    style = {"l": "left", "r": "right", "c": "center"}
-    attrs = f' id="{table_id}"' if table_id else ""
-    out = [f'<table class="table table-sm gabarito-table"{attrs}>', "<thead><tr>"]
-    for i, h in enumerate(header):
-        a = style[align[i]] if align else "left"
-        w = f";min-width:{min_width[i]}" if min_width and i in min_width else ""
-        out.append(f'<th style="text-align:{a}{w}">{html.escape(str(h))}</th>')
-    out.append("</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>")
-        for i, cell in enumerate(row):
-            a = style[align[i]] if align else "left"
-            text = html.escape(str(cell)) if escape else str(cell)
-            out.append(f'<td style="text-align:{a}">{text}</td>')
-        out.append("</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
+def plural(n: int, one: str, many: str) -> str:
+    """``plural(1, 'pergunta', 'perguntas') -> '1 pergunta'``; the number as :func:`integer`."""
+    return f"{integer(n)} {one if n == 1 else many}"
 
 
-def metrics_rows(result_set: Mapping, methods: Sequence[str], measures: Sequence[str]) -> list[list[str]]:
-    """Rows ``measure | value [CI] per method``, the best value of each row marked with ▲."""
-    rows = []
-    for meas in measures:
-        vals = {m: result_set["metrics"][m][meas] for m in methods}
-        best = max(vals.values())
-        row = [MEASURE_LABELS.get(meas, meas)]
-        for m in methods:
-            mark = " ▲" if vals[m] == best else ""
-            row.append(f"{num(vals[m])}{mark} {ci(result_set['ci95'][m][meas])}")
-        rows.append(row)
-    return rows
+def short_hash(value: str | None, n: int = 12) -> str:
+    """The first ``n`` characters of a hash, with an ellipsis."""
+    return "—" if not value else f"{value[:n]}…"
 
 
-def wins_count(result_set: Mapping, winner: str, others: Sequence[str], measures: Sequence[str]) -> int:
-    """On how many measures ``winner`` is strictly above every one of ``others``."""
-    m = result_set["metrics"]
-    return sum(all(m[winner][x] > m[o][x] for o in others) for x in measures)
+# --- text ----------------------------------------------------------------------------------------
+
+def text(value: object) -> Html:
+    """``value`` as HTML text: ``<``, ``>``, ``&`` and quotes escaped (an :class:`Html` stays as it is)."""
+    if isinstance(value, Html):
+        return value
+    return Html(html.escape(str(value)))
 
 
-def test_row(result_set: Mapping, a: str, b: str, measure: str) -> dict:
-    """The paired-test record comparing methods ``a`` and ``b`` on ``measure`` (either order)."""
-    for t in result_set["tests"]:
-        if t["measure"] == measure and {t["a"], t["b"]} == {a, b}:
-            return t
-    raise KeyError(f"no test for {a} vs {b} on {measure}")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|$@~^])")
 
 
-def shone_alone(rows: Sequence[Mapping], winner: str, loser: str, n: int = 3) -> list[Mapping]:
-    """Questions whose gold ``winner`` put first and ``loser`` did not."""
-    return [r for r in rows if r[winner]["rank"] == 1 and r[loser]["rank"] != 1][:n]
+def md(value: object) -> str:
+    """``value`` as Markdown text: HTML escaped and Markdown's own marks (``*``, ``_``, backticks,
+    ``@``, ``$``, ...) backslash-escaped, so a note or a question shows exactly as written."""
+    if isinstance(value, Html):
+        return str(value)
+    out = html.escape(str(value), quote=False)
+    out = _MD_SPECIAL.sub(r"\\\1", out)
+    out = re.sub(r"^(\s*)(\d+)\.(\s)", r"\1\2\\.\3", out, flags=re.M)  # "1. " would open a list
+    return re.sub(r"^(\s*)([-=>])(\s)", r"\1\\\2\3", out, flags=re.M)
 
 
-def single_word_targets(rows: Sequence[Mapping]) -> list[Mapping]:
-    """Questions whose target concept is a one-word name (e.g. a generic label)."""
-    return [r for r in rows if "_" not in r["gold"]]
+def code(value: object, *, whole: bool = False) -> Html:
+    """``value`` in ``<code>``, escaped: for file names, identifiers and commands in text.
+    ``whole`` keeps it on one line (a hash or a run id that must not break in a narrow column)."""
+    cls = ' class="gabarito-whole"' if whole else ""
+    return Html(f"<code{cls}>{html.escape(str(value))}</code>")
 
 
-def lexical_overlap(question: str, text: str) -> float:
-    """Share of the question's content words that also occur in ``text`` (0 when it has none)."""
-    from gabarito.inputs.gold import content_words
-
-    words = content_words(question)
-    return len(words & content_words(text)) / len(words) if words else 0.0
+def english(value: object) -> Html:
+    """Text from the data that is in English (a question of the corpus, a concept name, a title),
+    marked ``lang="en"`` so that readers, screen readers and the site's checks know it is quoted."""
+    return Html(f'<span lang="en">{html.escape(str(value))}</span>')
 
 
-def overlap_rows(rows: Sequence[Mapping], descriptions: Mapping[str, str]) -> list[dict]:
-    """For each question: its lexical overlap with the gold's description and each method's rank."""
-    return [{"id": r["id"], "gold": r["gold"],
-             "overlap": lexical_overlap(r["question"], descriptions[r["gold"]]),
-             **{m: r[m]["rank"] for m in r if isinstance(r[m], Mapping)}} for r in rows]
-
-
-def split_halves(items: Sequence[dict], key: str) -> tuple[list[dict], list[dict], float]:
-    """Items below and at-or-above the median of ``key``, and that median."""
-    values = sorted(x[key] for x in items)
-    n = len(values)
-    median = values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
-    return [x for x in items if x[key] < median], [x for x in items if x[key] >= median], median
+def join(items: Sequence[object], last: str = " e ") -> str:
+    """``['a', 'b', 'c'] -> 'a, b e c'`` (items already formatted)."""
+    items = [str(x) for x in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + last + items[-1]

@@ -18,8 +18,24 @@ from __future__ import annotations
 
 #: The class plotly gives each figure's div; the site build looks for it.
 FIGURE_MARKER = "plotly-graph-div"
-#: The name this module registers its renderer under.
+#: The name this module registers its renderer and its template under.
 RENDERER = "gabarito"
+#: plotly.js options of every figure: it follows the width of its column, and has no toolbar
+#: (the toolbar covered legends and titles, and its labels are in English).
+CONFIG = {"displaylogo": False, "responsive": True, "displayModeBar": False}
+
+
+def template():
+    """The site's plotly template: plotly_white with Brazilian number marks (``1.234,5``) and the
+    site's font size."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    t = go.layout.Template(pio.templates["plotly_white"])
+    t.layout.separators = ",."
+    t.layout.font = dict(size=13)
+    t.layout.hoverlabel = dict(namelength=-1)
+    return t
 
 
 def _html_renderer_class():
@@ -36,7 +52,7 @@ def _html_renderer_class():
 
             html = to_html(
                 fig_dict,
-                config={"displaylogo": False, "responsive": True},
+                config=CONFIG,
                 include_plotlyjs=False,
                 include_mathjax=False,
                 full_html=False,
@@ -50,11 +66,14 @@ def _html_renderer_class():
 
 
 def setup_plotly() -> str:
-    """Register the offline renderer and make ``plotly_mimetype+gabarito`` the default; return its name."""
+    """Register the offline renderer and the site's template, make them the defaults
+    (``plotly_mimetype+gabarito``); return the renderer's name."""
     import plotly.io as pio
 
     if RENDERER not in pio.renderers:
         pio.renderers[RENDERER] = _html_renderer_class()()
+    pio.templates[RENDERER] = template()
+    pio.templates.default = RENDERER
     pio.renderers.default = f"plotly_mimetype+{RENDERER}"
     return pio.renderers.default
 

@@ -96,7 +96,8 @@ def snapshot(folder: Path) -> dict[str, str]:
 FIXTURE_NOTEBOOK = [
     ("raw", "---\ntitle: \"Como o benchmark foi feito\"\n---"),
     ("markdown", "## Resultados\n\nO gráfico e a tabela são lidos do arquivo de resultados."),
-    ("code", "#| fig-cap: \"Posição do alvo em cada pergunta.\"\n"
+    ("markdown", "A @fig-posicoes mostra a posição do alvo."),
+    ("code", "#| label: fig-posicoes\n#| fig-cap: \"Posição do alvo em cada pergunta.\"\n"
              "import json\n"
              "import plotly.graph_objects as go\n"
              "from IPython.display import HTML, display\n\n"
@@ -110,11 +111,20 @@ FIXTURE_NOTEBOOK = [
 ]
 
 
+INDEX = "---\ntitle: \"gabarito\"\n---\n\nO primeiro capítulo: [o benchmark](notebooks/benchmark_rrf.ipynb).\n"
+
+
 def make_fixture(root: Path, n: int = 40, *, notebook=FIXTURE_NOTEBOOK) -> Path:
-    """A site project like the real one: _quarto.yml and index.qmd from the repository, one study, one notebook."""
+    """A site project like the real one: its _quarto.yml (with a .qmd home page), one study, one notebook."""
+    import yaml
+
     root.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "_quarto.yml", root / "_quarto.yml")
-    shutil.copy(REPO / "index.qmd", root / "index.qmd")
+    cfg = yaml.safe_load((REPO / "_quarto.yml").read_text(encoding="utf-8"))
+    cfg["project"]["render"] = ["index.qmd", "notebooks/*.ipynb"]
+    cfg["website"]["navbar"]["left"] = [{"href": "index.qmd", "text": "Início"},
+                                        {"href": "notebooks/benchmark_rrf.ipynb", "text": "Como o benchmark foi feito"}]
+    (root / "_quarto.yml").write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    (root / "index.qmd").write_text(INDEX, encoding="utf-8")
     study = root / "case-studies" / "demo"
     study.mkdir(parents=True)
     pairs = [{"id": f"q{i:02d}", "question": f"Pergunta de teste {i}?", "gold": f"Concept_{i}"} for i in range(1, n + 1)]
@@ -168,7 +178,8 @@ def test_fixture_site_builds_offline(tmp_path):
     assert '<script src="../site_libs/plotly/plotly.min.js"' in page_html
     assert 'lang="pt-BR"' in page_html
     assert "Mostrar código" in page_html and "<details" in page_html  # code-fold: true, in Portuguese
-    assert "<figcaption>Posição do alvo em cada pergunta.</figcaption>" in page_html
+    assert "Figura&nbsp;1: Posição do alvo em cada pergunta.</figcaption>" in page_html
+    assert re.search(r'<a href="#fig-posicoes" class="quarto-xref">Figura(&nbsp;|\xa0)1</a>', page_html)
 
     visit = open_page(out, PAGE)
     assert '<svg class="main-svg"' in visit.dom, "the plotly chart did not draw"
@@ -285,7 +296,45 @@ def test_fixture_quarto_renderer_is_called_on_the_staged_project(tmp_path, monke
     page = (out / PAGE).read_text(encoding="utf-8")
     assert FIGURE_MARKER in page and 'site_libs/plotly/plotly.min.js' in page
     assert tbody_rows(page, "per-question") == 40
-    assert "<figcaption>" not in page, "captions are Quarto's own job on this path"
+    assert "<figcaption" not in page, "numbering and captions are Quarto's own job on this path"
+    assert "@fig-posicoes" in page  # left for Quarto to resolve, not rewritten
+    assert "site_libs/gabarito/search-index.js" in page  # the site's own additions, under either renderer
+
+
+def test_fixture_quarto_path_never_writes_the_working_tree(tmp_path, monkeypatch):
+    """A stand-in quarto that, like the real one, edits .gitignore and writes into the notebooks it renders."""
+    import sys
+
+    root = make_fixture(tmp_path / "proj")
+    (root / ".gitignore").write_text("_site/\n", encoding="utf-8")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "quarto"
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        "import pathlib, sys\n"
+        "stage = pathlib.Path(sys.argv[2])\n"
+        "(stage / '.gitignore').open('a').write('/.quarto/\\n**/*.quarto_ipynb\\n')\n"
+        "for nb in stage.rglob('*.ipynb'):\n"
+        "    nb.write_text(nb.read_text() + ' ')\n"
+        "from smalldocs.site import build\n"
+        "build(sys.argv[2], quiet=True)\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
+    before = snapshot(root)
+    build(root, out=tmp_path / "site", renderer="quarto")
+    after = {k: v for k, v in snapshot(root).items() if not k.startswith(".cache/")}
+    assert after == {k: v for k, v in before.items() if not k.startswith(".cache/")}
+
+
+def test_fixture_refuses_unescaped_markup(tmp_path):
+    cells = FIXTURE_NOTEBOOK[:2] + [("code", "from IPython.display import Markdown, display\n"
+                                             "display(Markdown('query text = <title> (upper case)'))")]
+    root = make_fixture(tmp_path / "proj", notebook=cells)
+    out = tmp_path / "site"
+    with pytest.raises(GabaritoError, match="not HTML"):
+        build(root, out=out, renderer="smalldocs")
+    assert not out.exists()
 
 
 # --- the repository's own site -------------------------------------------------------------------
@@ -293,7 +342,7 @@ def test_fixture_quarto_renderer_is_called_on_the_staged_project(tmp_path, monke
 def copy_project(dest: Path) -> Path:
     """What the build reads: the config, the pages and the studies (no venv, VCS or caches)."""
     dest.mkdir(parents=True)
-    for name in ("_quarto.yml", "index.qmd"):
+    for name in ("_quarto.yml", "index.ipynb"):
         shutil.copy(REPO / name, dest / name)
     ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
     for name in ("notebooks", "case-studies"):
@@ -302,12 +351,10 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-def test_real_site(tmp_path):
+def test_real_site(real_site):
     """The repository's own site: the chapter's charts draw, its table has the 40 questions, all offline."""
     require_chromium()
-    assert (REPO / "notebooks" / "benchmark_rrf.ipynb").is_file(), "the chapter notebook is not written yet"
-    out = tmp_path / "site"
-    build(REPO, out=out)
+    out = real_site
     visit = open_page(out, PAGE)
     assert '<svg class="main-svg"' in visit.dom, "no plotly chart drew on the chapter page"
     assert tbody_rows(visit.dom, "per-question") == 40
@@ -328,7 +375,7 @@ def test_real_project_refuses_a_question_edited_after_freezing(tmp_path):
     edit_question(root / "case-studies" / "benchmark_rrf" / "questions.json")
     out = root / "_site"
     with pytest.raises(GabaritoError, match="questions.json"):
-        build(root, renderer="smalldocs")
+        build(root, renderer="smalldocs", allow_dirty=True)
     assert not out.exists()
 
 
@@ -341,6 +388,19 @@ def test_real_project_refuses_results_of_another_gold(tmp_path):
     freeze(study / "gold.lock.json", [study / rel for rel in lock["files"]], note="frozen again")
     out = root / "_site"
     with pytest.raises(GabaritoError) as err:
-        build(root, renderer="smalldocs")
+        build(root, renderer="smalldocs", allow_dirty=True)
     assert "results.json" in str(err.value) and "questions.json" in str(err.value)
     assert not out.exists()
+
+
+def test_real_project_refuses_dirty_results_unless_told(tmp_path, monkeypatch):
+    """Results computed on a tree with uncommitted changes stop the build, before any page runs."""
+    root = copy_project(tmp_path / "proj")
+    results = root / "case-studies" / "benchmark_rrf" / "results.json"
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["provenance"]["git"]["dirty"] = True
+    results.write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.delenv("GABARITO_ALLOW_DIRTY", raising=False)
+    with pytest.raises(GabaritoError, match="uncommitted changes"):
+        build(root, renderer="smalldocs", execute=False)
+    assert not (root / "_site").exists()

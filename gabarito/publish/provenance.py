@@ -1,0 +1,268 @@
+"""What every page shows about where its numbers come from, and the files a reader can download.
+
+- :func:`load_results` reads a study's ``results.json`` after checking that its gold is still
+  the frozen one and the one it was computed against;
+- :func:`provenance_box` is the box at the top of a chapter: date of the measurement, commit,
+  engine, model and machine, read from the results' ``provenance``; when the results were
+  computed on a working tree with changes not yet committed, the box says so (the site build
+  refuses such results unless it is told to publish them, see :mod:`gabarito.publish.site.gold`);
+- :func:`study_downloads` lists a study's results, gold, qrels and run files, and
+  :func:`downloads_block` links them; the site build copies the same files into
+  ``_site/downloads/`` (:func:`gabarito.publish.site.enhance.copy_downloads`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from gabarito.errors import GabaritoError
+from gabarito.inputs.gold import verify_frozen
+from gabarito.publish.formatting import Html, code, date_pt, integer, text
+from gabarito.publish.labels import model as model_name
+from gabarito.publish.labels import note_html
+from gabarito.study.records import check_results_gold
+
+#: Where the site puts the downloadable files, relative to its root.
+DOWNLOADS = "downloads"
+
+
+def load_json(path: str | Path):
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GabaritoError("file not found", path=path) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GabaritoError(f"not valid JSON: {exc}", path=path) from None
+
+
+def load_results(study_dir: str | Path, name: str = "results.json") -> dict:
+    """A study's results, after checking its gold: frozen, and the one the results were run on."""
+    study_dir = Path(study_dir)
+    manifest = study_dir / "gold.lock.json"
+    if manifest.exists():
+        verify_frozen(manifest)
+    check_results_gold(study_dir / name)
+    return load_json(study_dir / name)
+
+
+def provenance_of(results: Mapping) -> dict:
+    """The provenance of a results file: its ``provenance`` section, or the file itself for the
+    small files that keep ``date``, ``git`` and ``machine`` at the top level."""
+    prov = results.get("provenance")
+    return prov if isinstance(prov, Mapping) else dict(results)
+
+
+# --- the facts ----------------------------------------------------------------------------------
+
+def _engine_names(value, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(note_html(value))
+    elif isinstance(value, Mapping):
+        name = value.get("name")
+        if isinstance(name, str):
+            label = "ArcadeDB" if name.lower() == "arcadedb" else name
+            version = str(value.get("version") or "").split(" ")[0]
+            package = value.get("package")
+            out.append(f"{label} {version}".strip() if version else f"{label} ({package})" if package else label)
+            return
+        for v in value.values():
+            _engine_names(v, out)
+
+
+def _model_names(value, out: list[str]) -> None:
+    if isinstance(value, Mapping):
+        ident = value.get("model_id") or value.get("id")
+        if isinstance(ident, str):
+            out.append(model_name(ident))
+            return
+        for v in value.values():
+            _model_names(v, out)
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: list[str] = []
+    for x in items:
+        if x not in seen:
+            seen.append(x)
+    return seen
+
+
+def machine(info: Mapping | None) -> Html:
+    """``{'cpu_count': 2, 'platform': 'Linux-6.1-x86_64-with-glibc2.36', ...} -> '2 núcleos, Linux x86_64, Python 3.11.7'``."""
+    if not info:
+        return Html("—")
+    parts = []
+    if info.get("cpu_count"):
+        parts.append(f"{integer(info['cpu_count'])} núcleos")
+    system = str(info.get("platform") or "").split("-")[0]
+    arch = info.get("machine") or ""
+    if system or arch:
+        parts.append(" ".join(x for x in (str(text(system)) if system else "", str(code(arch)) if arch else "") if x))
+    if info.get("python"):
+        parts.append(f"Python {text(info['python'])}")
+    return Html(", ".join(parts))
+
+
+def facts(results: Mapping, *, models: Iterable[str] | None = None) -> list[tuple[str, object]]:
+    """``(label, value)`` pairs of the provenance box; ``models`` names the models when the
+    results' provenance does not (a study whose runs each used another model)."""
+    prov = provenance_of(results)
+    git = prov.get("git") or {}
+    commit = git.get("commit")
+    engines: list[str] = []
+    _engine_names(prov.get("engine"), engines)
+    found: list[str] = []
+    _model_names(prov.get("model"), found)
+    names = _unique(list(models or []) + found)
+    rows: list[tuple[str, object]] = [
+        ("Medido em", date_pt(prov["date"]) if prov.get("date") else "—"),
+        ("Commit", code(commit[:12], whole=True) if commit else "fora de um repositório git"),
+        ("Motor", Html("; ".join(str(text(e)) for e in _unique(engines)) or "—")),
+        ("Modelo" if len(names) == 1 else "Modelos", ", ".join(names) or "nenhum"),
+        ("Máquina", machine(prov.get("machine"))),
+    ]
+    return rows
+
+
+def is_dirty(results: Mapping) -> bool:
+    """Whether the results were computed on a working tree with uncommitted changes."""
+    return bool((provenance_of(results).get("git") or {}).get("dirty"))
+
+
+def provenance_box(results: Mapping, *, title: str = "De onde vêm os números", source: str | None = None,
+                   models: Iterable[str] | None = None) -> Html:
+    """The box with a page's provenance; ``source`` names the results file."""
+    rows = "".join(f"<dt>{text(k)}</dt><dd>{text(v)}</dd>" for k, v in facts(results, models=models))
+    head = f"<p class=\"gabarito-provenance-title\"><strong>{text(title)}</strong>"
+    if source:
+        head += f" (arquivo {code(source)})"
+    head += "</p>"
+    warn = ""
+    if is_dirty(results):
+        warn = ('<p class="gabarito-dirty"><strong>Atenção:</strong> estes resultados foram calculados num '
+                "repositório com alterações ainda não registradas em commit; o commit acima não basta para "
+                "reproduzi-los exatamente. A montagem do site foi autorizada a publicá-los mesmo assim.</p>")
+    return Html(f'<aside class="gabarito-provenance">{head}<dl>{rows}</dl>{warn}</aside>')
+
+
+# --- downloads ------------------------------------------------------------------------------------
+
+#: Groups of downloadable files, in the order a page lists them.
+GROUPS = {"results": "Resultados", "gold": "Gabarito", "qrels": "Julgamentos (qrels)",
+          "runs": "Listas de cada método (runs)", "log": "Registros das execuções"}
+
+
+def project_root(start: str | Path = ".") -> Path:
+    """The folder holding ``_quarto.yml``, from ``start`` upwards."""
+    here = Path(start).resolve()
+    for p in (here, *here.parents):
+        if (p / "_quarto.yml").is_file():
+            return p
+    raise GabaritoError("no _quarto.yml above this folder", path=here)
+
+
+def _results_files(study_dir: Path) -> list[Path]:
+    out = []
+    for p in sorted(study_dir.glob("*.json")):
+        if p.name in ("gold.lock.json", "study.json"):
+            continue
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(data, dict) and ("provenance" in data or {"date", "git"} <= set(data)):
+            out.append(p)
+    return out
+
+
+def _gold_files(study_dir: Path, results: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for r in results:
+        gold = provenance_of(load_json(r)).get("gold_sha256") or {}
+        for rel in gold:
+            p = (study_dir / rel).resolve()
+            out.append(p)
+            lock = p.parent / "gold.lock.json"
+            if lock.is_file():
+                out.append(lock)
+    return _unique_paths(out)
+
+
+def _unique_paths(paths: Iterable[Path]) -> list[Path]:
+    seen: list[Path] = []
+    for p in paths:
+        p = Path(p).resolve()
+        if p not in seen:
+            seen.append(p)
+    return seen
+
+
+def study_downloads(study_dir: str | Path) -> dict[str, list[Path]]:
+    """A study's downloadable files, by group (:data:`GROUPS`): its results files, the gold they
+    record (and its freeze manifest), its qrels and its run files."""
+    study_dir = Path(study_dir).resolve()
+    results = _results_files(study_dir)
+    files = sorted(p for d in ("runs", "qrels") for p in (study_dir / d).rglob("*") if p.is_file()) \
+        if study_dir.is_dir() else []
+    qrels = [p for p in files if "qrels" in p.name or p.parent.name == "qrels"]
+    logs = [p for p in files if p.suffix == ".jsonl" or p.parent.parent.name == "runs"]
+    runs = [p for p in files if p not in qrels and p not in logs]
+    groups = {"results": results, "gold": _gold_files(study_dir, results), "qrels": qrels,
+              "runs": runs, "log": logs}
+    return {k: _unique_paths(v) for k, v in groups.items() if v}
+
+
+def download_path(path: Path, root: Path) -> str:
+    """Where a file goes in the site: ``downloads/<its path in the project>``."""
+    try:
+        rel = Path(path).resolve().relative_to(Path(root).resolve())
+    except ValueError:
+        raise GabaritoError("a download must live inside the project", path=path) from None
+    return f"{DOWNLOADS}/{rel.as_posix()}"
+
+
+def downloads_block(study_dir: str | Path, *, page_dir: str | Path = ".", open_limit: int = 8) -> Html:
+    """The list of a study's files, each linked to its copy in the site. Long groups (more than
+    ``open_limit`` files) are folded."""
+    root = project_root(page_dir)
+    up = Path(os.path.relpath(root, Path(page_dir).resolve())).as_posix()
+    prefix = "" if up == "." else up + "/"
+    parts = ['<div class="gabarito-downloads"><p><strong>Arquivos deste capítulo</strong> (baixe e confira):</p><ul>']
+    for group, paths in study_downloads(study_dir).items():
+        links = ", ".join(f'<a href="{text(prefix + download_path(p, root))}" download>{code(p.name)}</a>'
+                          for p in paths)
+        label = f"{GROUPS[group]} ({integer(len(paths))} {'arquivo' if len(paths) == 1 else 'arquivos'})"
+        if len(paths) > open_limit:
+            parts.append(f"<li><details><summary>{text(label)}</summary>{links}</details></li>")
+        else:
+            parts.append(f"<li>{text(label)}: {links}</li>")
+    parts.append("</ul></div>")
+    return Html("".join(parts))
+
+
+def all_downloads(root: str | Path) -> list[Path]:
+    """Every downloadable file of every study under ``case-studies/``."""
+    root = Path(root)
+    out: list[Path] = []
+    for study in sorted(p for p in (root / "case-studies").glob("*") if p.is_dir()):
+        for paths in study_downloads(study).values():
+            out += paths
+    return _unique_paths(out)
+
+
+def study_module(path: str | Path):
+    """Import a study's own page-analysis module (``case-studies/<study>/page_analysis.py``),
+    which lives beside its study rather than in the package."""
+    import importlib.util
+
+    path = Path(path).resolve()
+    spec = importlib.util.spec_from_file_location(f"gabarito_study_{path.parent.name}_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise GabaritoError("cannot import this file", path=path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

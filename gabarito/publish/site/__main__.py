@@ -1,0 +1,5 @@
+import sys
+
+from gabarito.publish.site import main
+
+sys.exit(main())

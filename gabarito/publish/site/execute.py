@@ -1,0 +1,159 @@
+"""Running the notebooks: each in a fresh kernel of this interpreter, cached between builds.
+
+Each notebook runs with the notebook's folder as working directory. The committed notebook is
+never written: the executed copy goes to ``.cache/site/executed/``. A notebook runs again only
+when it, a study file under ``case-studies/`` (results, run logs, page analysis), a data file
+under ``data/``, or the ``gabarito`` package changed since the last build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path, PurePosixPath
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import atomic_write_json, sha256_file
+from gabarito.publish.site.prepare import cell_options
+
+#: Bump to invalidate every cached notebook execution.
+CACHE_VERSION = "2"
+#: Run in every kernel before the first cell (IPython ``exec_lines``).
+KERNEL_SETUP = "import gabarito.publish.plots as _gabarito_plots; _gabarito_plots.setup_plotly(); del _gabarito_plots"
+
+
+def say(msg: str) -> None:
+    print(f"site: {msg}", file=sys.stderr, flush=True)
+
+
+def _package_dir() -> Path:
+    from gabarito.paths import PACKAGE
+
+    return PACKAGE
+
+
+def inputs_digest(root: Path) -> str:
+    """sha256 over what a notebook's outputs depend on besides itself: the study JSON and the code."""
+    import plotly
+
+    h = hashlib.sha256(f"gabarito-site {CACHE_VERSION} plotly {plotly.__version__}\n".encode())
+    groups = [(Path(root) / "case-studies", ("*.json", "*.jsonl", "*.py")), (Path(root) / "data", ("*.json",)),
+              (_package_dir(), ("*.py", "*.css", "*.js"))]
+    for base, patterns in groups:
+        if not base.is_dir():
+            continue
+        for p in sorted(q for pattern in patterns for q in base.rglob(pattern)):
+            if "__pycache__" in p.parts or ".ipynb_checkpoints" in p.parts:
+                continue
+            h.update(f"{base.name}/{p.relative_to(base).as_posix()} {sha256_file(p)}\n".encode())
+    return h.hexdigest()
+
+
+def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | None = None):
+    """Run a notebook top to bottom in a fresh kernel of this interpreter; return the executed copy.
+
+    The working directory is the notebook's folder (so notebooks read ``../case-studies/...``);
+    ``PYTHONPATH`` starts with the project root and this ``gabarito``; plotly is set up offline
+    (:func:`gabarito.publish.plots.setup_plotly`) before the first cell. ``src`` is not written.
+    """
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    try:
+        nb = nbformat.read(str(src), as_version=4)
+    except Exception as exc:  # nbformat raises several kinds for a broken file
+        raise GabaritoError(f"cannot read notebook: {exc}", path=src) from None
+    for cell in nb.cells:  # Quarto's `#| eval: false`: shown, never run
+        if cell.cell_type == "code" and cell_options(cell.source).get("eval") is False:
+            tags = cell.metadata.setdefault("tags", [])
+            if "skip-execution" not in tags:
+                tags.append("skip-execution")
+    paths = [str(Path(root).resolve()), str(_package_dir().parent)]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    # the native kernel of *this* interpreter, whatever kernelspecs the user has installed
+    ksm = KernelSpecManager(kernel_dirs=[], ensure_native_kernel=True)
+    km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=ksm)
+    client = NotebookClient(
+        nb, km=km, timeout=timeout, allow_errors=False, record_timing=False,
+        resources={"metadata": {"path": str(src.parent.resolve())}},
+        extra_arguments=[f"--InteractiveShellApp.exec_lines={KERNEL_SETUP}"],
+    )
+    stderr = open(log, "wb") if log else subprocess.DEVNULL  # the kernel's own messages
+    try:
+        client.execute(env=env, stderr=stderr)
+    except CellExecutionError as exc:
+        text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(exc))  # the traceback's colours
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        raise GabaritoError(f"a cell failed: {lines[-1] if lines else exc}", path=src) from None
+    except (CellTimeoutError, DeadKernelError) as exc:
+        raise GabaritoError(f"{type(exc).__name__}: {exc}", path=src) from None
+    finally:
+        if log:
+            stderr.close()
+    return nb
+
+
+class Cache:
+    """Executed notebooks from the last build, keyed by the notebook's hash and :func:`inputs_digest`."""
+
+    def __init__(self, root: Path):
+        self.dir = Path(root) / ".cache" / "site"
+        self.index_path = self.dir / "cache.json"
+        try:
+            self.index = json.loads(self.index_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            self.index = {}
+
+    def path(self, rel: PurePosixPath) -> Path:
+        return self.dir / "executed" / rel
+
+    def get(self, rel: PurePosixPath, key: str) -> Path | None:
+        p = self.path(rel)
+        return p if self.index.get(str(rel)) == key and p.is_file() else None
+
+    def put(self, rel: PurePosixPath, key: str, nb) -> Path:
+        import nbformat
+
+        p = self.path(rel)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex}.tmp")
+        nbformat.write(nb, str(tmp))
+        os.replace(tmp, p)
+        self.index[str(rel)] = key
+        atomic_write_json(self.index_path, self.index)
+        return p
+
+
+def run_notebooks(root: Path, notebooks: list[PurePosixPath], *, execute: bool = True) -> dict[PurePosixPath, Path]:
+    """Executed copies of the notebooks, from the cache when nothing they depend on changed."""
+    cache = Cache(root)
+    digest = inputs_digest(root)
+    out: dict[PurePosixPath, Path] = {}
+    for rel in notebooks:
+        src = Path(root) / rel
+        key = hashlib.sha256(f"{sha256_file(src)} {digest}".encode()).hexdigest()
+        hit = cache.get(rel, key)
+        if hit is not None:
+            say(f"{rel}: unchanged, outputs from the last build")
+            out[rel] = hit
+        elif not execute:
+            say(f"{rel}: not run (execute=False) and no current outputs: rendered without outputs")
+            out[rel] = src
+        else:
+            t0 = time.perf_counter()
+            cache.dir.mkdir(parents=True, exist_ok=True)
+            nb = execute_notebook(src, root, log=cache.dir / f"kernel-{rel.stem}.log")
+            out[rel] = cache.put(rel, key, nb)
+            say(f"{rel}: ran in {time.perf_counter() - t0:.1f} s")
+    return out

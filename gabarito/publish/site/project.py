@@ -1,0 +1,153 @@
+"""The site project: ``_quarto.yml``, its pages, and the staging copy a renderer works in."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path, PurePosixPath
+
+from gabarito.errors import GabaritoError
+
+#: Folders never copied into the staging project.
+SKIP_DIRS = frozenset({
+    ".git", ".venv", "venv", ".cache", ".quarto", "node_modules", "__pycache__", ".pytest_cache",
+    ".ipynb_checkpoints", ".mypy_cache", ".ruff_cache", ".tox",
+})
+#: Top-level folders that hold code and data, never pages: not staged (their files reach the
+#: site only as downloads, which the build copies itself).
+NOT_PAGES = frozenset({"case-studies", "data", "gabarito", "tests", "scripts", ".ci", ".github"})
+
+
+def load_config(root: Path) -> dict:
+    """Read ``_quarto.yml``."""
+    import yaml
+
+    path = Path(root) / "_quarto.yml"
+    try:
+        cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GabaritoError("no _quarto.yml: not a site project", path=root) from None
+    except yaml.YAMLError as exc:
+        raise GabaritoError(f"invalid YAML: {' '.join(str(exc).split())}", path=path) from None
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("project") or {}, dict):
+        raise GabaritoError("expected a mapping with a 'project' section", path=path)
+    return cfg
+
+
+def _as_list(value) -> list:
+    return [] if value is None else value if isinstance(value, list) else [value]
+
+
+def render_list(root: Path, cfg: dict) -> list[PurePosixPath]:
+    """The pages of ``project.render``, globs expanded (``!pattern`` removes), in order."""
+    keep: list[PurePosixPath] = []
+    drop: set[PurePosixPath] = set()
+    for entry in _as_list((cfg.get("project") or {}).get("render")):
+        pattern = str(entry)
+        negate = pattern.startswith("!")
+        pattern = pattern.lstrip("!").lstrip("/")
+        found = sorted(PurePosixPath(p.relative_to(root).as_posix()) for p in Path(root).glob(pattern) if p.is_file())
+        if negate:
+            drop.update(found)
+        else:
+            keep += [f for f in found if f not in keep]
+    return [f for f in keep if f not in drop]
+
+
+def notebooks_to_run(root: Path, cfg: dict) -> list[PurePosixPath]:
+    return [p for p in render_list(root, cfg) if p.suffix == ".ipynb"]
+
+
+def html_options(cfg: dict) -> dict:
+    fmt = cfg.get("format")
+    opts = fmt.get("html") if isinstance(fmt, dict) else None
+    return opts if isinstance(opts, dict) else {}
+
+
+def navigation(cfg: dict) -> list[tuple[str, str]]:
+    """The navbar's pages in order, as ``(source path, text)``: the order of previous and next."""
+    out = []
+    navbar = (cfg.get("website") or {}).get("navbar") or {}
+    for side in ("left", "right"):
+        for item in _as_list(navbar.get(side)):
+            if isinstance(item, dict) and item.get("href"):
+                out.append((str(item["href"]), str(item.get("text") or item["href"])))
+    return out
+
+
+def output_dir(root: Path, cfg: dict) -> Path:
+    return (Path(root) / str((cfg.get("project") or {}).get("output-dir") or "_site")).resolve()
+
+
+# --- the staging copy ----------------------------------------------------------------------------
+
+def _git_files(root: Path) -> list[Path] | None:
+    """Tracked and untracked-but-not-ignored files, when ``root`` is the top of a git work tree."""
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=30)
+        if top.returncode or Path(top.stdout.strip()).resolve() != root:
+            return None
+        proc = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                              capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode:
+        return None
+    return [root / name for name in sorted(set(proc.stdout.decode("utf-8", "surrogateescape").split("\0"))) if name]
+
+
+def _walk_files(root: Path) -> list[Path]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        d = Path(dirpath)
+        dirnames[:] = [n for n in dirnames if n not in SKIP_DIRS and not n.endswith(".egg-info")]
+        out += [d / name for name in filenames]
+    return out
+
+
+def stage_project(root: Path, stage: Path, *, skip: set[Path]) -> int:
+    """Copy the project's page files into ``stage``; return the number of files.
+
+    Files are **copied**, never linked: a renderer writes into its project (Quarto adds lines
+    to ``.gitignore`` and, when it executes, outputs into the notebooks), and those writes must
+    never reach the working tree. In a git work tree the files are those git would commit
+    (tracked, or untracked and not ignored); elsewhere every file but VCS, virtual environments
+    and caches. Code and data folders (:data:`NOT_PAGES`) and ``skip`` (the output folders, the
+    committed notebooks, replaced by their executed copies) are left out.
+    """
+    root = Path(root).resolve()
+    skip = {Path(s).resolve() for s in skip}
+    files = _git_files(root)
+    if files is None:
+        files = _walk_files(root)
+    n = 0
+    for f in files:
+        rel = f.relative_to(root)
+        if set(rel.parts[:-1]) & SKIP_DIRS or (len(rel.parts) > 1 and rel.parts[0] in NOT_PAGES) or not f.is_file():
+            continue
+        if any(f == s or s in f.parents for s in skip):
+            continue
+        dest = stage / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, dest)
+        n += 1
+    return n
+
+
+def front_matter(nb) -> dict:
+    """The YAML front matter of a notebook's first cell (raw or markdown), or ``{}``."""
+    import yaml
+
+    for cell in nb.cells[:1]:
+        src = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        m = re.match(r"\s*---\s*\n(.*?)\n---\s*(\n|$)", src, re.S)
+        if cell.cell_type in ("raw", "markdown") and m:
+            try:
+                meta = yaml.safe_load(m.group(1))
+            except yaml.YAMLError:
+                return {}
+            return meta if isinstance(meta, dict) else {}
+    return {}

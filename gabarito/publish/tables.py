@@ -1,0 +1,87 @@
+"""HTML tables for the pages: escaped cells, pt-BR numbers, and a box that scrolls on a phone.
+
+:func:`html_table` wraps every table in ``<div class="gabarito-table">``: the site's stylesheet
+lets that box scroll sideways (the page itself never does), shows a cue when columns are
+hidden to the right, and keeps the first column in view while the reader scrolls.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Iterable, Mapping, Sequence
+
+from gabarito.publish.formatting import Html, ci, integer, num, text
+from gabarito.publish.labels import measure_label
+
+_ALIGN = {"l": "left", "r": "right", "c": "center"}
+
+
+def cell(value: object) -> str:
+    """One cell's HTML: an :class:`Html` as it is, an int with a thousands dot, a float with
+    three decimals, ``None`` as a dash, anything else escaped."""
+    if isinstance(value, Html):
+        return str(value)
+    if isinstance(value, bool):
+        return "sim" if value else "não"
+    if isinstance(value, int):
+        return integer(value)
+    if isinstance(value, float):
+        return num(value)
+    if value is None:
+        return "—"
+    return str(text(value))
+
+
+def html_table(header: Sequence[object], rows: Iterable[Sequence[object]], *, table_id: str | None = None,
+               align: Sequence[str] | None = None, min_width: Mapping[int, str] | None = None,
+               caption: str | None = None, sticky: bool = True) -> Html:
+    """A table of ``rows`` under ``header``. ``align`` holds ``'l'``/``'r'``/``'c'`` per column;
+    ``min_width`` maps a column index to a CSS width (``{1: "22em"}``); ``sticky`` keeps the
+    first column in view when the table scrolls sideways."""
+    rows = [list(r) for r in rows]
+    width = len(header)
+    for i, r in enumerate(rows):
+        if len(r) != width:
+            raise ValueError(f"row {i} has {len(r)} cells for {width} columns")
+    if align is not None and len(align) != width:
+        raise ValueError(f"align has {len(align)} entries for {width} columns")
+
+    def style(i: int, head: bool = False) -> str:
+        a = _ALIGN[align[i]] if align else "left"
+        w = f";min-width:{min_width[i]}" if head and min_width and i in min_width else ""
+        return f' style="text-align:{a}{w}"'
+
+    attrs = f' id="{html.escape(table_id)}"' if table_id else ""
+    cls = "gabarito-table sticky-first" if sticky else "gabarito-table"
+    out = [f'<div class="{cls}"{attrs}><table class="table table-sm">']
+    if caption:
+        out.append(f"<caption>{text(caption)}</caption>")
+    out.append("<thead><tr>")
+    out += [f'<th scope="col"{style(i, True)}>{cell(h)}</th>' for i, h in enumerate(header)]
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td{style(i)}>{cell(v)}</td>" for i, v in enumerate(r)) + "</tr>")
+    out.append("</tbody></table></div>")
+    return Html("".join(out))
+
+
+def metrics_rows(result_set: Mapping, methods: Sequence[str], measures: Sequence[str]) -> list[list[object]]:
+    """Rows ``measure | value [CI] per method``; the best value of each row marked with ▲."""
+    rows: list[list[object]] = []
+    for meas in measures:
+        vals = {m: result_set["metrics"][m][meas] for m in methods}
+        best = max(vals.values())
+        row: list[object] = [measure_label(meas)]
+        for m in methods:
+            mark = " ▲" if vals[m] == best else ""
+            row.append(f"{num(vals[m])}{mark} {ci(result_set['ci95'][m][meas])}")
+        rows.append(row)
+    return rows
+
+
+def find_test(result_set: Mapping, a: str, b: str, measure: str) -> dict:
+    """The paired-test record comparing methods ``a`` and ``b`` on ``measure`` (either order)."""
+    for t in result_set["tests"]:
+        if t["measure"] == measure and {t["a"], t["b"]} == {a, b}:
+            return t
+    raise KeyError(f"no test for {a} vs {b} on {measure}")

@@ -1,0 +1,163 @@
+// Injected by tests/publish/browser.py into a copy of a built page: checks what a reader sees and
+// writes a JSON report into <pre id="gabarito-check-report">, which the test reads from the DOM.
+(() => {
+  "use strict";
+  const params = window.GABARITO_CHECK || {};
+  if (!params.english) return;
+  // word boundaries that know accented letters (JavaScript's \b does not: "fiéis" would hold "is")
+  const ENGLISH = new RegExp("(?<![\\p{L}\\p{N}_])(" + (params.english || []).join("|") + ")(?![\\p{L}\\p{N}_])", "iu");
+  const SNAKE = /(?<![\p{L}\p{N}_.\/-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\p{L}\p{N}_])/u;
+  const KEY_VALUE = /(?<![\p{L}\p{N}_])[a-z_]{2,}=[^\s=]/u;
+  // file names and paths are identifiers, not words (results.json, runs/bm25.trec)
+  const FILES = /[\w.\/-]*\w\.(?:json|jsonl|py|trec|txt|csv|md|ipynb|html|gz|tar|yml)\b/gi;
+  const JSON_BITS = /[{[]\s*"[^"]+"\s*:|"\s*:\s*[{["]/;
+  const MARKUP = /<\/?[a-zA-Z][\w-]*(?:\s[^<>]*)?>/;
+  const ENTITY = /&(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);/;
+  // numbers not written the Brazilian way: a bare integer of five digits or more, or of four that is
+  // not a year; milliseconds past a thousand (3.491 ms reads as three and a half); a decimal point on an axis
+  const BARE_INT = /(?<![\p{L}\p{N}.,\/#:-])(?:\d{5,}|(?!19\d\d|20\d\d)\d{4})(?![\p{N}.,])/u;
+  const BIG_MS = /\d\.\d{3}(?:,\d+)?\s?ms\b/;
+  const DOT_DECIMAL = /(?<![\d.])\d+\.\d+(?![\d.])/;
+  const THOUSANDS = /^\s*[-−]?\d{1,3}(?:\.\d{3})+\s*$/;
+  const CODE = "script, style, pre, code, kbd, samp, noscript, textarea, .modebar, .sourceCode";
+
+  const shown = (el) => {
+    if (!el || !el.getClientRects().length) return false;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (s.display === "none" || s.visibility === "hidden" || s.opacity === "0") return false;
+    }
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const describe = (el) => {
+    let s = el.tagName.toLowerCase();
+    if (el.id) s += "#" + el.id;
+    else if (el.className && typeof el.className === "string") s += "." + el.className.trim().split(/\s+/).slice(0, 2).join(".");
+    return s;
+  };
+  const snip = (t) => t.replace(/\s+/g, " ").trim().slice(0, 140);
+
+  const run = () => {
+    const report = { width: innerWidth, height: document.documentElement.scrollHeight, title: document.title };
+
+    // table-of-contents targets, and figures
+    const tocLinks = Array.from(document.querySelectorAll("#TOC a[href^='#'], nav[role='doc-toc'] a[href^='#'], .gabarito-toc-mobile a[href^='#']"));
+    report.toc = tocLinks.length;
+    report.toc_missing = [];
+    report.toc_hidden = [];
+    tocLinks.forEach((a) => {
+      const id = decodeURIComponent(a.getAttribute("href").slice(1));
+      const t = document.getElementById(id);
+      if (!t) report.toc_missing.push(id);
+      else if (!shown(t)) report.toc_hidden.push(id);
+    });
+    report.toc_narrow = !!document.querySelector(".gabarito-toc-mobile") && shown(document.querySelector(".gabarito-toc-mobile"));
+    const figs = Array.from(document.querySelectorAll("main figure"));
+    report.figures = figs.length;
+    report.figures_hidden = figs.filter((f) => !shown(f)).map(describe);
+    report.figures_cut = figs.filter((f) => shown(f) && f.getBoundingClientRect().right > innerWidth + 1)
+      .map((f) => `${describe(f)} right=${Math.round(f.getBoundingClientRect().right)}`);
+    report.captions = Array.from(document.querySelectorAll("main figcaption")).map((c) => snip(c.textContent));
+
+    // every plotly chart drew, with marks
+    const plots = Array.from(document.querySelectorAll(".plotly-graph-div"));
+    report.plots = plots.length;
+    report.plots_blank = [];
+    report.plots_cut = [];
+    plots.forEach((p, i) => {
+      const marks = p.querySelectorAll("g.trace path[d]:not([d='']), g.trace image, g.hm image, .heatmaplayer image, g.trace text").length;
+      if (!p.querySelector("svg.main-svg") || marks === 0) report.plots_blank.push(`${i}: ${describe(p)}`);
+      const r = p.getBoundingClientRect();
+      if (r.right > innerWidth + 1 || r.width < Math.min(280, innerWidth * 0.6)) report.plots_cut.push(`${i}: width=${Math.round(r.width)}`);
+    });
+
+    // markup that escaped from the data
+    report.unknown_elements = Array.from(document.body.querySelectorAll("*"))
+      .filter((el) => (el instanceof HTMLUnknownElement && !el.tagName.includes("-")) || ["TITLE", "HEAD", "BODY", "HTML"].includes(el.tagName) && el !== document.body)
+      .map((el) => `<${el.tagName.toLowerCase()}> ${snip(el.textContent).slice(0, 60)}`);
+
+    // visible text outside code: English words, raw keys, markup or entities shown as text
+    report.english = [];
+    report.raw_keys = [];
+    report.markup_text = [];
+    report.numbers = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      const text = n.textContent.replace(FILES, " ");
+      if (!text.trim() || !el || el.closest(CODE) || el.closest("#gabarito-check-report")) continue;
+      const lang = el.closest("[lang]");
+      if (lang && /^en\b/i.test(lang.getAttribute("lang"))) continue;
+      if (!shown(el)) continue;
+      const where = describe(el);
+      let m;
+      if ((m = text.match(ENGLISH))) report.english.push(`${m[0]} :: ${snip(text)} [${where}]`);
+      if ((m = text.match(SNAKE) || text.match(KEY_VALUE) || text.match(JSON_BITS))) report.raw_keys.push(`${m[0]} :: ${snip(text)} [${where}]`);
+      if ((m = text.match(MARKUP) || text.match(ENTITY))) report.markup_text.push(`${m[0]} :: ${snip(text)} [${where}]`);
+      const axis = el.closest(".xtick, .ytick, .x2tick, .y2tick");
+      if ((m = text.match(BARE_INT) || text.match(BIG_MS) || (axis && !THOUSANDS.test(text) && text.match(DOT_DECIMAL)))) report.numbers.push(`${m[0]} :: ${snip(text)} [${where}]`);
+    }
+    // Portuguese words in the renderer's chrome that a reader meets without reading the text
+    const search = document.querySelector("input[type='search']");
+    report.search_placeholder = search ? search.getAttribute("placeholder") : null;
+
+    // the page never scrolls sideways
+    const docWidth = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+    report.overflow = docWidth > innerWidth + 1 ? docWidth - innerWidth : 0;
+    report.overflowing = [];
+    if (report.overflow) {
+      const scrollsAlone = (el) => {
+        for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
+          const s = getComputedStyle(e).overflowX;
+          if (s === "auto" || s === "scroll" || s === "hidden") return true;
+        }
+        return false;
+      };
+      Array.from(document.body.querySelectorAll("*")).forEach((el) => {
+        const r = el.getBoundingClientRect();
+        if (r.right > innerWidth + 1 && r.width > 0 && !scrollsAlone(el)) report.overflowing.push(`${describe(el)} right=${Math.round(r.right)}`);
+      });
+      report.overflowing = report.overflowing.slice(0, 12);
+    }
+    // content cut off by the screen: wider than it and not inside a box that scrolls
+    const inScroller = (el) => {
+      for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
+        const s = getComputedStyle(e).overflowX;
+        if (s === "auto" || s === "scroll") return true;
+      }
+      return false;
+    };
+    report.cut_off = Array.from(document.querySelectorAll("main table, main figure, main svg, main img, main pre, main p, main ul, main ol, main dl, main h1, main h2, main h3, main .plotly-graph-div"))
+      .filter((el) => shown(el) && el.getBoundingClientRect().right > innerWidth + 1 && !inScroller(el) && !el.closest(".plotly-graph-div .main-svg ~ *"))
+      .filter((el) => !(el.tagName.toLowerCase() === "svg" && el.closest(".plotly-graph-div")))
+      .map((el) => `${describe(el)} right=${Math.round(el.getBoundingClientRect().right)}`).slice(0, 12);
+    // wide tables: they scroll in their own box, with a cue
+    report.tables_scrolling = Array.from(document.querySelectorAll(".gabarito-table")).filter((b) => b.scrollWidth > b.clientWidth + 1).length;
+    report.tables_without_cue = Array.from(document.querySelectorAll(".gabarito-table"))
+      .filter((b) => b.scrollWidth > b.clientWidth + 1)
+      .filter((b) => !(b.previousElementSibling && b.previousElementSibling.classList.contains("gabarito-scroll-cue")))
+      .map(describe);
+
+    // links, for the test to resolve; the search, when asked
+    report.links = Array.from(document.querySelectorAll("a[href]")).map((a) => ({
+      href: a.href, raw: a.getAttribute("href"), download: a.hasAttribute("download") || /\/downloads\//.test(a.href),
+    }));
+    if (params.search) {
+      const box = document.querySelector(".gabarito-search-results, .smalldocs-search-results");
+      report.search = [].concat(params.search).map((q) => {
+        const hits = window.gabaritoSearch ? window.gabaritoSearch(q) : null;
+        return { query: q, hits, shown: box ? snip(box.textContent) : null };
+      });
+    }
+    report.prev_next = Array.from(document.querySelectorAll("a[rel='prev'], a[rel='next'], .page-navigation a")).map((a) => a.href);
+
+    const pre = document.createElement("pre");
+    pre.id = "gabarito-check-report";
+    pre.textContent = JSON.stringify(report);
+    document.body.appendChild(pre);
+    if (window.parent !== window) window.parent.postMessage({ gabaritoReport: pre.textContent }, "*");
+  };
+  const start = () => setTimeout(run, params.delay || 1500);
+  if (document.readyState === "complete") start(); else window.addEventListener("load", start);
+})();

@@ -1,0 +1,81 @@
+"""The chart helpers: Brazilian axes, colours apart, labels clear of whiskers, readable log axes."""
+
+from __future__ import annotations
+
+import itertools
+
+import plotly.io as pio
+
+from gabarito.publish import charts
+from gabarito.publish.plots import CONFIG, RENDERER, setup_plotly
+
+
+def _rgb(hex_color: str) -> tuple[int, int, int]:
+    h = hex_color.lstrip("#")
+    return tuple(int(h[i:i + 2], 16) for i in (0, 2, 4))
+
+
+def test_palette_colours_are_far_apart():
+    """No two colours of the palette (or of the fixed method colours) are near-identical."""
+    colors = list(charts.PALETTE) + list(charts.COLORS.values())
+    for a, b in itertools.combinations(set(colors), 2):
+        distance = sum((x - y) ** 2 for x, y in zip(_rgb(a), _rgb(b))) ** 0.5
+        assert distance > 60, (a, b, distance)
+
+
+def test_template_has_brazilian_separators_and_no_toolbar():
+    setup_plotly()
+    assert pio.templates.default == RENDERER
+    assert pio.templates[RENDERER].layout.separators == ",."
+    assert CONFIG["displayModeBar"] is False and CONFIG["responsive"] is True
+
+
+def _result_set():
+    return {"metrics": {"bm25": {"R@1": 0.9, "RR@10": 0.95}, "vector": {"R@1": 0.675, "RR@10": 0.75}},
+            "ci95": {"bm25": {"R@1": [0.8, 0.975], "RR@10": [0.9, 0.99]},
+                     "vector": {"R@1": [0.5, 0.8], "RR@10": [0.6, 0.86]}}}
+
+
+def test_metrics_bars_values_inside_the_bar_and_legend_below():
+    fig = charts.metrics_bars(_result_set(), ["bm25", "vector"], ["R@1", "RR@10"])
+    for trace in fig.data:
+        assert trace.textposition == "inside" and trace.insidetextanchor == "start"
+        assert all("," in t for t in trace.text)  # 0,900, not 0.900
+    assert [t.name for t in fig.data] == ["Palavra (BM25)", "Significado (vetor)"]
+    assert list(fig.data[0].y) == ["Recall@1", "MRR@10"]
+    assert fig.layout.legend.y < 0  # under the plot, where the toolbar cannot cover it
+    assert fig.data[0].error_x.array[0] == 0.975 - 0.9
+
+
+def test_sweep_lines_log_axis_ticked_at_the_measured_values():
+    points = [{"reader": r, "first_stage": s, "N": n, "mrr": 0.5} for r in ("bi-encoder mpnet", "splade-tiny")
+              for s in ("bm25", "dense e5") for n in (5, 20, 100, 1000)]
+    fig = charts.sweep_lines(points, ["bi-encoder mpnet", "splade-tiny"], ["bm25", "dense e5"], view_key="reader",
+                             series_key="first_stage", x_key="N", y_key="mrr", x_title="N", y_title="MRR")
+    assert fig.layout.xaxis.type == "log"
+    assert list(fig.layout.xaxis.tickvals) == [5, 20, 100, 1000]
+    assert list(fig.layout.xaxis.ticktext) == ["5", "20", "100", "1.000"]  # no ², ⁵ minor labels
+    buttons = fig.layout.updatemenus[0].buttons
+    assert [b.label for b in buttons] == ["Bi-encoder mpnet", "SPLADE-tiny"]
+    assert [t.visible for t in fig.data] == [True, True, False, False]
+    assert buttons[1].args[0]["visible"] == [False, False, True, True]
+
+
+def test_loglog_fits_one_tick_per_decade():
+    fits = {"ingest_s": {"slope": 0.667, "points": [[82.0, 0.35], [1400.0, 2.46], [11429.0, 9.3]]}}
+    fig = charts.loglog_fits(fits, {"ingest_s": "carga (s)"}, x_title="Documentos", y_title="Custo")
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.exponentformat == "none"
+    assert fig.data[0].name == "carga (s): inclinação 0,67"
+
+
+def test_pvalue_matrices_one_view_per_collection():
+    z = [[None, 0.01], [0.01, None]]
+    fig = charts.pvalue_matrices([("ADI", ["A", "B"], z), ("NPL", ["A", "B"], z)])
+    assert len(fig.data) == 2 and [t.visible for t in fig.data] == [True, False]
+    assert fig.data[0].text[0][1] == "0,010"
+
+
+def test_flow_diagram_scales_and_escapes():
+    svg = charts.flow_diagram([("1 · <a>", "sub & co", "prepare"), ("2", "x", "measure")])
+    assert 'width="100%"' in svg and "viewBox" in svg
+    assert "&lt;a&gt;" in svg and "sub &amp; co" in svg

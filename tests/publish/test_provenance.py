@@ -1,0 +1,89 @@
+"""Provenance boxes, downloads, chapter headlines and the flagship's own page analysis."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gabarito.publish import headlines, provenance
+
+REPO = Path(__file__).resolve().parents[2]
+STUDIES = REPO / "case-studies"
+analysis = provenance.study_module(STUDIES / "benchmark_rrf" / "page_analysis.py")
+
+
+def _results(name: str) -> dict:
+    return json.loads((STUDIES / name / "results.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("study", ["benchmark_rrf", "helpcenter", "reranking", "standard_collections"])
+def test_every_chapter_has_its_facts(study):
+    facts = dict(provenance.facts(_results(study)))
+    assert set(facts) >= {"Medido em", "Commit", "Motor", "Máquina"}
+    assert " de 20" in facts["Medido em"]
+    assert "núcleos" in str(facts["Máquina"]) and "Linux-" not in str(facts["Máquina"])
+    box = provenance.provenance_box(_results(study), source=f"{study}/results.json")
+    assert box.startswith('<aside class="gabarito-provenance">')
+    assert ("gabarito-dirty" in box) == provenance.is_dirty(_results(study))
+
+
+def test_dirty_results_say_so():
+    prov = {"date": "2026-12-02T18:45:36+00:00", "git": {"commit": "a" * 40, "dirty": True},
+            "machine": {"cpu_count": 2, "platform": "Linux-6-x86_64-with-glibc2.36", "machine": "x86_64", "python": "3.11.7"},
+            "engine": {"name": "arcadedb", "version": "26.10.2 (build x)"}, "model": {"model_id": "a/b-c"}}
+    box = provenance.provenance_box({"provenance": prov})
+    assert "alterações ainda não registradas" in box and "ArcadeDB 26.10.2" in box and "b-c" in box
+    assert "<code class=\"gabarito-whole\">aaaaaaaaaaaa</code>" in box
+
+
+def test_downloads_of_a_study():
+    groups = provenance.study_downloads(STUDIES / "benchmark_rrf")
+    names = {g: {p.name for p in paths} for g, paths in groups.items()}
+    assert "results.json" in names["results"]
+    assert {"questions.json", "gold.lock.json"} <= names["gold"]
+    assert any(n.startswith("qrels") for n in names["qrels"]) and any(n.endswith(".trec") for n in names["runs"])
+    block = provenance.downloads_block(STUDIES / "benchmark_rrf", page_dir=REPO / "notebooks")
+    assert 'href="../downloads/case-studies/benchmark_rrf/results.json" download' in block
+    helpcenter = provenance.study_downloads(STUDIES / "helpcenter")
+    assert any(p.parts[-3:] == ("data", "helpcenter", "evaluation.json") for p in helpcenter["gold"])
+
+
+def test_reranking_headline_corrects_for_the_number_of_pairs():
+    res = _results("reranking")
+    h = headlines.reranking(res)
+    assert h["n"] == len(res["headline"]) > 1
+    for r in h["rows"]:
+        assert r["p_holm"] >= r["p"]
+    assert len(h["better"]) <= len(h["better_raw"]) and len(h["worse"]) <= len(h["worse_raw"])
+
+
+def test_collections_headline_counts_from_the_tests():
+    h = headlines.collections(_results("standard_collections"))
+    assert h["n"] == len(_results("standard_collections")["collections"])
+    assert 0 <= h["beats_both_significant"] <= h["beats_both"] <= h["n"]
+    for r in h["rows"]:
+        assert r["beats_both"] == (r["vs_bm25"]["diff"] > 0 and r["vs_dense"]["diff"] > 0)
+
+
+def test_interval_widths_skip_a_measure_at_its_ceiling():
+    sets = {"a": {"ci95": {"f": {"R@10": [1.0, 1.0], "R@1": [0.7, 0.9]}}},
+            "b": {"ci95": {"f": {"R@10": [1.0, 1.0], "R@1": [0.75, 0.85]}}}}
+    w = analysis.interval_widths(sets, "f", ["R@10", "R@1"])
+    assert w["illustrative"] == "R@1" and w["degenerate"] == ["R@10"]
+    assert w["widths"]["R@1"]["a"] == pytest.approx(0.2)
+
+
+def test_stage_paradoxes_are_found():
+    lat = {"encode": {"median": 81.6}, "knn": {"median": 5.0}, "vector_full": {"median": 65.0}}
+    out = analysis.stage_paradoxes(lat, {"vector_full": ["encode", "knn"]})
+    assert out == [{"whole": "vector_full", "part": "encode", "whole_median": 65.0, "part_median": 81.6}]
+
+
+def test_overlap_halves_on_the_committed_results():
+    res = _results("benchmark_rrf")
+    sample = json.loads((STUDIES / "benchmark_rrf" / "sample.json").read_text(encoding="utf-8"))
+    v = analysis.overlap_halves(res["sets"]["main"], sample, ["bm25", "vector"])
+    assert sum(h["n"] for h in v["halves"]) == res["sets"]["main"]["n"]
+    assert 0 <= v["mean"] <= 1

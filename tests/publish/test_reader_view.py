@@ -1,0 +1,191 @@
+"""The site as a reader sees it: every page opened in headless Chromium from ``file://``, at 1280 px
+and at 390 px (a phone), and checked the way a reader would notice a problem.
+
+For every page and both widths: every table-of-contents target and every figure exists and is
+shown; every plotly chart drew (an svg with marks); no visible text outside code contains
+English words (:data:`browser.ENGLISH_WORDS`), raw keys (``snake_case``, ``key=value``, JSON) or
+markup shown as text, and no element of the body is stray markup (``<title>``, ``<docno>``); the
+page body never scrolls sideways, figures and charts fit the screen, and a table wider than its
+column scrolls in its own box with a cue. Every internal link and every download link resolves;
+the offline search finds a Portuguese word and says so in Portuguese when it finds nothing; each
+chapter links to the previous and the next. A full-page screenshot of each page at each width is
+written to ``.cache/browser/`` (or ``$GABARITO_ARTIFACTS``), and its path printed.
+
+``failures`` turns the reports into one line per failed check, so the same checks can be run on
+any built site (``python tests/publish/test_reader_view.py SITE_DIR``).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from browser import check_page, find_chromium, prepare_copy
+
+pytestmark = pytest.mark.integration
+
+WIDTHS = (1280, 390)
+#: A Portuguese word the search must find, and a string it must not.
+SEARCH_FOUND, SEARCH_NONE = "congelado", "xqzwvyk"
+
+
+def site_pages(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not {"site_libs", "downloads"} & set(p.relative_to(site).parts))
+
+
+def run_all(site: Path, copy: Path, shots: Path | None = None) -> dict[tuple[str, int], dict]:
+    """Every page at every width: ``{(page, width): report}``."""
+    copy = prepare_copy(site, copy)
+    reports = {}
+    for page in site_pages(site):
+        for width in WIDTHS:
+            search = [SEARCH_FOUND, SEARCH_NONE] if page == "index.html" and width == WIDTHS[0] else None
+            shot = shots / f"{Path(page).stem}-{width}.png" if shots else None
+            reports[(page, width)] = check_page(copy, page, width, search=search, screenshot=shot)
+    return reports
+
+
+_IDS: dict[Path, set[str]] = {}
+
+
+def _ids(path: Path) -> set[str]:
+    if path not in _IDS:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        _IDS[path] = {unquote(m) for m in re.findall(r"""\bid=["']([^"']+)["']""", text)}
+    return _IDS[path]
+
+
+def broken_link(href: str, root: Path) -> str | None:
+    """Why an internal ``file://`` link does not resolve, or ``None`` when it does (or is external)."""
+    parts = urlsplit(href)
+    if parts.scheme != "file":
+        return None
+    target = Path(unquote(parts.path))
+    if root not in target.parents and target != root:
+        return f"{href}: outside the site"
+    if target.is_dir():
+        target = target / "index.html"
+    if not target.is_file():
+        return f"{href}: no such file"
+    if parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _ids(target):
+        return f"{href}: no element #{unquote(parts.fragment)}"
+    return None
+
+
+def failures(reports: dict[tuple[str, int], dict], copy: Path) -> list[str]:
+    """One line per failed check, ``page @width: check: detail``."""
+    copy = Path(copy).resolve()
+    out = []
+
+    def fail(page, width, check, items):
+        if items:
+            items = list(items)
+            out.append(f"{page} @{width}: {check}: {len(items)}: " + " | ".join(map(str, items[:4])))
+
+    for (page, width), r in reports.items():
+        if r.get("no_report"):
+            fail(page, width, "the page never finished (stray markup swallowed the end of it)", ["no report"])
+            continue
+        fail(page, width, "table-of-contents targets missing", r["toc_missing"])
+        fail(page, width, "table-of-contents targets hidden", r["toc_hidden"])
+        fail(page, width, "figures hidden", r["figures_hidden"])
+        fail(page, width, "figures cut off by the screen", r["figures_cut"])
+        fail(page, width, "charts that did not draw", r["plots_blank"])
+        fail(page, width, "charts wider than the screen or squeezed", r["plots_cut"])
+        fail(page, width, "stray markup in the body", r["unknown_elements"])
+        fail(page, width, "English in the text", r["english"])
+        fail(page, width, "raw keys in the text", r["raw_keys"])
+        fail(page, width, "markup or entities shown as text", r["markup_text"])
+        fail(page, width, "numbers not in Brazilian style", r["numbers"])
+        fail(page, width, "content cut off by the screen", r["cut_off"])
+        if width < 500:
+            fail(page, width, "the page scrolls sideways", [f"{r['overflow']} px"] if r["overflow"] else [])
+            fail(page, width, "wide tables without a cue", r["tables_without_cue"])
+            if r["toc"] and not r["toc_narrow"]:
+                fail(page, width, "no table of contents on a narrow screen", ["none shown"])
+        placeholder = r.get("search_placeholder") or ""
+        if not placeholder.lower().startswith("buscar"):
+            fail(page, width, "search box not in Portuguese", [placeholder or "no search box"])
+        fail(page, width, "internal links that do not resolve",
+             [b for b in (broken_link(x["href"], copy) for x in r["links"] if not x["download"]) if b])
+        fail(page, width, "download links that do not resolve",
+             [b for b in (broken_link(x["href"], copy) for x in r["links"] if x["download"]) if b])
+        if page.startswith("notebooks/") and width == WIDTHS[0]:
+            fail(page, width, "no previous/next links", [] if len(r["prev_next"]) >= 1 else ["none"])
+            fail(page, width, "no downloads", [] if any(x["download"] for x in r["links"]) else ["none"])
+        for s in r.get("search") or []:
+            if s["query"] == SEARCH_FOUND:
+                hits = s["hits"] or []
+                fail(page, width, f"search for {SEARCH_FOUND!r} from file:// found nothing", [] if hits else [s["shown"]])
+                fail(page, width, "search results that do not resolve", [b for b in (broken_link(h, copy) for h in hits) if b])
+            elif not (s["shown"] or "").startswith("Nenhum resultado"):
+                fail(page, width, "search without results not said in Portuguese", [s["shown"]])
+    return out
+
+
+# --- the repository's site -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reader(real_site, artifacts, tmp_path_factory):
+    if not find_chromium():
+        pytest.fail("chromium is not installed (apt-get install -y chromium): the site is checked in a real browser")
+    copy = tmp_path_factory.mktemp("reader") / "site"
+    reports = run_all(real_site, copy, artifacts)
+    print(f"\nscreenshots (1280 and 390 px, whole page): {artifacts}")
+    return reports, copy
+
+
+def _only(reports, copy, word):
+    return [f for f in failures(reports, copy) if word in f]
+
+
+@pytest.mark.parametrize("check", [
+    "table-of-contents", "figures hidden", "charts", "stray markup", "English", "raw keys", "shown as text",
+    "scrolls sideways", "cut off", "Brazilian style", "without a cue", "narrow screen", "search", "internal links", "download",
+    "previous/next", "never finished",
+])
+def test_reader_sees_the_page_whole(reader, check):
+    reports, copy = reader
+    bad = _only(reports, copy, check)
+    assert not bad, "\n".join(bad)
+
+
+def test_every_page_was_checked_at_both_widths(reader, real_site):
+    reports, _ = reader
+    pages = site_pages(real_site)
+    assert len(pages) >= 5
+    assert set(reports) == {(p, w) for p in pages for w in WIDTHS}
+    chapters = [r for (p, w), r in reports.items() if p.startswith("notebooks/")]
+    assert all(r["figures"] > 0 and r["toc"] > 0 for r in chapters)
+    assert all(r["plots"] > 0 for r in chapters)
+
+
+def test_figures_and_tables_are_numbered(reader):
+    reports, _ = reader
+    for (page, width), r in reports.items():
+        for cap in r["captions"]:
+            assert re.match(r"(Figura|Tabela)\s\d+:", cap), f"{page}: caption without a number: {cap}"
+
+
+def test_screenshots_written(reader, artifacts, real_site):
+    for page in site_pages(real_site):
+        for width in WIDTHS:
+            shot = artifacts / f"{Path(page).stem}-{width}.png"
+            assert shot.is_file() and shot.stat().st_size > 10_000, shot
+
+
+if __name__ == "__main__":  # run the checks on any built site: python tests/publish/test_reader_view.py SITE
+    import tempfile
+
+    site = Path(sys.argv[1]).resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        shots = Path(sys.argv[2]) if len(sys.argv) > 2 else None
+        reports = run_all(site, Path(tmp) / "site", shots)
+        bad = failures(reports, Path(tmp) / "site")
+    print("\n".join(bad) if bad else "every check passed")
+    sys.exit(1 if bad else 0)
