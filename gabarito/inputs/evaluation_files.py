@@ -6,7 +6,9 @@ Evaluations (:func:`load_evaluation`) come from:
   "severity"?, "answer"?, ...}]``. A missing id becomes ``q001``, ``q002``, ...
   (from the 1-based position); keys not named here are kept in
   :attr:`EvalQuery.extra`. ``relevantIds`` must be present; ``[]`` marks a
-  question the documents cannot answer;
+  question the documents cannot answer. The same question text twice (blanks
+  and case aside) is refused, naming both records; an id may be a string or a
+  whole number, a number with a decimal point is refused by name;
 * a BEIR-style folder: ``queries.jsonl`` (``{"_id", "text"}`` per line) and
   ``qrels/test.tsv`` (``query-id corpus-id score``, tab-separated, header
   optional; a score above 0 is relevant). Without ``qrels/test.tsv`` the only
@@ -28,7 +30,7 @@ from typing import Iterable, Sequence
 
 from gabarito.errors import GabaritoError
 from gabarito.inputs.items import Document, EvalQuery, Evaluation
-from gabarito.inputs.textfiles import (_as_id, _json_kind, _label, _read_json_list, _read_jsonl, _read_text,
+from gabarito.inputs.textfiles import (_json_kind, _label, _read_json_list, _read_jsonl, _read_text,
                                        record_id)
 
 __all__ = ["load_evaluation"]
@@ -78,17 +80,45 @@ def _finish(path: Path, queries: list[EvalQuery], skipped: Sequence[str] = ()) -
 _KNOWN_KEYS = ("id", "query", "relevantIds", "type", "severity", "answer")
 
 
+def _id_of(rec: dict, key: str, path: Path, record: object) -> str:
+    """The record's id (:func:`~gabarito.inputs.textfiles.record_id`); a number with a decimal
+    point (or a boolean) is refused by name rather than reported as missing."""
+    value = rec.get(key)
+    if isinstance(value, (float, bool)):
+        raise GabaritoError(f"{key!r} is the {type(value).__name__} {value!r}, not an id; ids are strings "
+                            f"or whole numbers without a decimal point", path=path, record=record)
+    return record_id(rec, key, path, record)
+
+
+def _question_key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _check_repeated(path: Path, label: str, query: str, relevant: Sequence[str],
+                    texts: dict[str, tuple[str, tuple[str, ...]]]) -> None:
+    """The same question (blanks and case aside) twice is refused: with other relevantIds it
+    contradicts itself, with the same ones it would count twice."""
+    key = _question_key(query)
+    if key not in texts:
+        texts[key] = (label, tuple(sorted(relevant)))
+        return
+    first, first_relevant = texts[key]
+    if first_relevant != tuple(sorted(relevant)):
+        raise GabaritoError(f"the same question as record {first} with other relevantIds "
+                            f"({list(first_relevant)} there, {sorted(relevant)} here)", path=path, record=label)
+    raise GabaritoError(f"the same question as record {first} (it would be counted twice)", path=path, record=label)
+
+
 def _load_json_evaluation(path: Path, doc_ids: set[str] | None, n_docs: int) -> Evaluation:
     data = _read_json_list(path, "evaluation file")
     queries: list[EvalQuery] = []
     seen: dict[str, int] = {}
+    texts: dict[str, tuple[str, tuple[str, ...]]] = {}
     for i, rec in enumerate(data, start=1):
         if not isinstance(rec, dict):
             raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=path, record=i)
         if "id" in rec and rec["id"] is not None:
-            qid = _as_id(rec["id"])
-            if qid is None:
-                raise GabaritoError("'id' must be a non-empty string", path=path, record=i)
+            qid = _id_of(rec, "id", path, i)
         else:
             qid = f"q{i:03d}"
         label = _label(i, qid)
@@ -108,6 +138,7 @@ def _load_json_evaluation(path: Path, doc_ids: set[str] | None, n_docs: int) -> 
         if dupes:
             raise GabaritoError(f"'relevantIds' repeats {', '.join(map(repr, dupes))}", path=path, record=label)
         _check_relevant(path, label, relevant, doc_ids, n_docs)
+        _check_repeated(path, label, query, relevant, texts)
         strings = {}
         for key in ("type", "severity", "answer"):
             value = rec.get(key, "")
@@ -181,7 +212,7 @@ def _load_beir_evaluation(folder: Path, doc_ids: set[str] | None, n_docs: int, s
     skipped: list[str] = []
     seen: dict[str, int] = {}
     for lineno, rec in _read_jsonl(qpath, "queries file"):
-        qid = record_id(rec, "_id", qpath, lineno)
+        qid = _id_of(rec, "_id", qpath, lineno)
         label = _label(lineno, qid)
         if qid in seen:
             raise GabaritoError(f"duplicate query id {qid!r} (first at line {seen[qid]})",
