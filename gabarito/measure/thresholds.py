@@ -5,12 +5,19 @@ whether that best result was right, a threshold ``t`` answers only when ``top_sc
 It then keeps some useful answers (answerable, top-1 right, score >= t), loses others, and
 lets some unanswerable queries through (score >= t: the user gets a wrong answer instead of
 "not found").
+
+:func:`separation_auc` says how well such a score tells answerable queries from unanswerable ones
+at all, whatever the threshold.
 """
 
 from __future__ import annotations
 
 import random
 from typing import Mapping, Sequence
+
+import numpy as np
+
+from gabarito.errors import GabaritoError
 
 
 def outcome(rows: Sequence[Mapping], t: float) -> dict:
@@ -67,3 +74,18 @@ def chosen_and_validated(rows: Sequence[Mapping], *, seed: int, max_through: flo
     picked = choose(first, max_through=max_through)
     return {"seed": seed, "max_through": max_through, "chosen_on_first_half": picked,
             "on_second_half": outcome(second, picked["threshold"])}
+
+
+def separation_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
+    """P(a positive score > a negative one), ties counting one half (the ROC AUC, Mann-Whitney U).
+
+    1.0: every answerable query's best score is above every unanswerable one's; 0.5: no
+    separation at all."""
+    pos, neg = np.asarray(positive, dtype=np.float64), np.asarray(negative, dtype=np.float64)
+    if pos.size == 0 or neg.size == 0:
+        raise GabaritoError("separation_auc needs at least one score on each side")
+    if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(neg))):
+        raise GabaritoError("separation_auc got a NaN or infinite score")
+    greater = (pos[:, None] > neg[None, :]).sum()
+    ties = (pos[:, None] == neg[None, :]).sum()
+    return float((greater + 0.5 * ties) / (pos.size * neg.size))

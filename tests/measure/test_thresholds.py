@@ -1,3 +1,8 @@
+import math
+
+import pytest
+
+from gabarito.errors import GabaritoError
 from gabarito.measure import thresholds
 
 ROWS = [
@@ -28,3 +33,15 @@ def test_split_is_reproducible_and_keeps_the_mix():
     assert sum(not r["answerable"] for r in a) == sum(not r["answerable"] for r in b)
     res = thresholds.chosen_and_validated(rows, seed=3, max_through=0.25)
     assert res["on_second_half"]["threshold"] == res["chosen_on_first_half"]["threshold"]
+
+
+def test_separation_auc():
+    assert thresholds.separation_auc([3, 4], [1, 2]) == 1.0
+    assert thresholds.separation_auc([1, 2], [3, 4]) == 0.0
+    assert thresholds.separation_auc([1, 1], [1]) == 0.5
+    assert thresholds.separation_auc([2, 0], [1]) == 0.5
+    assert thresholds.separation_auc([3, 1, 2], [2]) == 0.5  # one above, one tie, one below
+    with pytest.raises(GabaritoError):
+        thresholds.separation_auc([], [1])
+    with pytest.raises(GabaritoError):
+        thresholds.separation_auc([math.nan], [1])
