@@ -1,7 +1,7 @@
 """The flagship's searches on a replicated ArcadeDB: a 3-node cluster of ArcadeDB 26.3.2.
 
     .venv/bin/python scripts/ha_cluster.py                       # writes docs/ha_cluster.json
-    .venv/bin/python scripts/ha_cluster.py --no-vectors --out /tmp/ha.json
+    .venv/bin/python scripts/ha_cluster.py --modes bm25 --out /tmp/ha.json
 
 Why 26.3.2: since ArcadeDB moved its high availability to Apache Ratis, the HA code lives in a
 separate ``arcadedb-ha-raft`` module that no PyPI package ships (26.6 and later log "no HA plugin
@@ -201,8 +201,21 @@ def wait_leader(nodes: list[ArcadeServer], timeout: float = 120.0) -> tuple[int,
     raise GabaritoError(f"no leader elected among the {len(nodes)} nodes within {timeout:g}s")
 
 
-def client_of(node: ArcadeServer) -> ArcadeClient:
-    return ArcadeClient(node.url, node.user, node.password, DATABASE, timeout=120)
+def client_of(node: ArcadeServer, database: str) -> ArcadeClient:
+    return ArcadeClient(node.url, node.user, node.password, database, timeout=120)
+
+
+def log_findings(node: ArcadeServer) -> dict:
+    """What the node's own log says went wrong (warnings and errors of the engine)."""
+    try:
+        lines = node.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return {}
+    bad = [line for line in lines if " WARNI " in line or " SEVER " in line]
+    bad = [line for line in bad if "vector locations" not in line]  # logged at SEVERE, but a success
+    replication = [line for line in bad if "replicated" in line.lower()]
+    return {"warnings_and_errors": len(bad), "replication_errors": len(replication),
+            "first_replication_error": replication[0][24:300] if replication else None}
 
 
 def wait_count(client: ArcadeClient, type_name: str, n: int, timeout: float = 120.0) -> int:
@@ -233,10 +246,10 @@ def wait_database(client: ArcadeClient, timeout: float = 60.0) -> bool:
 
 # -- the four steps -----------------------------------------------------------------------------
 
-def reference(base: Path, package: Path, inputs: dict, depth: int, heap: str) -> dict:
+def reference(base: Path, package: Path, inputs: dict, depth: int, heap: str, db: str) -> dict:
     """Step 1: a standalone 26.3.2 server's searches."""
     with ArcadeServer(base / "single", heap=heap, package=package) as server:
-        client = ArcadeClient(server.url, server.user, server.password, DATABASE, timeout=120)
+        client = ArcadeClient(server.url, server.user, server.password, db, timeout=120)
         ensure_database(client)
         t0 = time.perf_counter()
         index, state = build(client, inputs)
@@ -247,25 +260,30 @@ def reference(base: Path, package: Path, inputs: dict, depth: int, heap: str) ->
                 "count": index.count()}
 
 
-def replicated(nodes: list[ArcadeServer], leader: int, reader: int, inputs: dict, depth: int) -> dict:
+def replicated(nodes: list[ArcadeServer], leader: int, reader: int, inputs: dict, depth: int, db: str) -> dict:
     """Step 2: database and index made on the leader, searched on a replica."""
-    lead, read = client_of(nodes[leader]), client_of(nodes[reader])
+    lead, read = client_of(nodes[leader], db), client_of(nodes[reader], db)
     ensure_database(lead)
-    replicated_db = all(wait_database(client_of(n)) for n in nodes)
+    replicated_db = all(wait_database(client_of(n, db)) for n in nodes)
     t0 = time.perf_counter()
     index, state = build(lead, inputs)
     build_s = time.perf_counter() - t0
-    counts = {n.root_dir.name: wait_count(client_of(n), TYPE_NAME, len(inputs["rows"])) for n in nodes}
-    replica_index = VersionedIndex(read, TYPE_NAME)
-    replica_index.warm_up(inputs["queries"][0] if inputs["queries"] is not None else None)
-    return {"database_on_every_node": replicated_db, "index": state, "build_on_leader_s": round(build_s, 2),
-            "counts": counts, "runs": search_all(replica_index, inputs, depth)}
+    counts = {n.root_dir.name: wait_count(client_of(n, db), TYPE_NAME, len(inputs["rows"])) for n in nodes}
+    out = {"database_on_every_node": replicated_db, "index": state, "build_on_leader_s": round(build_s, 2),
+           "counts": counts}
+    try:
+        replica_index = VersionedIndex(read, TYPE_NAME)
+        replica_index.warm_up(inputs["queries"][0] if inputs["queries"] is not None else None)
+        out["runs"] = search_all(replica_index, inputs, depth)
+    except GabaritoError as exc:
+        out["search_on_replica_error"] = str(exc)
+    return out
 
 
-def fault(nodes: list[ArcadeServer], leader: int, reader: int, victim: int, inputs: dict) -> dict:
+def fault(nodes: list[ArcadeServer], leader: int, reader: int, victim: int, inputs: dict, db: str) -> dict:
     """Step 3: build a second index on the leader, SIGKILL a replica a third of the way in,
     keep searching on the other replica meanwhile."""
-    lead = client_of(nodes[leader])
+    lead = client_of(nodes[leader], db)
     n, batch, calls, killed_at = len(inputs["rows"]), 50, {"n": 0}, {}
     request = lead._request
 
@@ -279,7 +297,7 @@ def fault(nodes: list[ArcadeServer], leader: int, reader: int, victim: int, inpu
 
     lead._request = request_then_kill
     searches, stop = {"ok": 0, "errors": []}, threading.Event()
-    reader_index = VersionedIndex(client_of(nodes[reader]), TYPE_NAME)
+    reader_index = VersionedIndex(client_of(nodes[reader], db), TYPE_NAME, dialect=dialect_for(VERSION))
 
     def keep_searching():
         while not stop.is_set():
@@ -302,7 +320,7 @@ def fault(nodes: list[ArcadeServer], leader: int, reader: int, victim: int, inpu
         searcher.join(60)
         lead._request = request
     outcome["build_s"] = round(time.perf_counter() - t0, 2)
-    live = {nodes[i].root_dir.name: wait_count(client_of(nodes[i]), FAULT_TYPE, n, timeout=60) for i in (leader, reader)}
+    live = {nodes[i].root_dir.name: wait_count(client_of(nodes[i], db), FAULT_TYPE, n, timeout=60) for i in (leader, reader)}
     complete = all(c == n for c in live.values())
     outcome.update({"killed": nodes[victim].root_dir.name, "killed_after_rows": killed_at.get("row"),
                     "counts_on_live_nodes": live, "complete_on_live_nodes": complete,
@@ -314,7 +332,8 @@ def fault(nodes: list[ArcadeServer], leader: int, reader: int, victim: int, inpu
     return outcome
 
 
-def recovery(nodes: list[ArcadeServer], victim: int, leader: int, inputs: dict, depth: int, ref: dict) -> dict:
+def recovery(nodes: list[ArcadeServer], victim: int, leader: int, inputs: dict, depth: int, ref: dict,
+             db: str) -> dict:
     """Step 4: the killed node starts again on its own data and catches up."""
     old = nodes[victim]
     again = ArcadeServer(old.root_dir, heap=old.heap, package=old.package, extra_args=old.extra_args)
@@ -322,49 +341,76 @@ def recovery(nodes: list[ArcadeServer], victim: int, leader: int, inputs: dict, 
     again.start()
     nodes[victim] = again
     leader_now, _ = wait_leader(nodes)
-    client = client_of(again)
+    client = client_of(again, db)
     n = len(inputs["rows"])
     counts = {t: wait_count(client, t, n, timeout=180) for t in (TYPE_NAME, FAULT_TYPE)}
     caught_up_s = time.perf_counter() - t0
-    index = VersionedIndex(client, TYPE_NAME)
-    index.warm_up(inputs["queries"][0] if inputs["queries"] is not None else None)
-    runs = search_all(index, inputs, depth)
-    return {"rejoined": again.root_dir.name, "leader_after": nodes[leader_now].root_dir.name,
-            "leader_unchanged": leader_now == leader, "counts": counts, "caught_up": all(c == n for c in counts.values()),
-            "caught_up_s": round(caught_up_s, 2), "searches_vs_single_server": compare_runs(ref["runs"], runs)}
+    out = {"rejoined": again.root_dir.name, "leader_after": nodes[leader_now].root_dir.name,
+           "leader_unchanged": leader_now == leader, "counts": counts, "caught_up": all(c == n for c in counts.values()),
+           "caught_up_s": round(caught_up_s, 2)}
+    try:
+        index = VersionedIndex(client, TYPE_NAME)
+        index.warm_up(inputs["queries"][0] if inputs["queries"] is not None else None)
+        out["searches_vs_single_server"] = compare_runs(ref["runs"], search_all(index, inputs, depth))
+    except GabaritoError as exc:
+        out["search_error"] = str(exc)
+    return out
+
+
+def cluster(base: Path, package: Path, inputs: dict, ref: dict, args, db: str) -> dict:
+    """Steps 2-4 on a fresh 3-node cluster; a step that fails is recorded with its error."""
+    shutil.rmtree(base, ignore_errors=True)  # a fresh cluster each time: the fault must hit a build
+    t0 = time.perf_counter()
+    nodes = start_nodes(base, package, secrets.token_urlsafe(24), args.heap)
+    result: dict = {}
+    try:
+        leader, election_s = wait_leader(nodes)
+        reader, victim = [i for i in range(3) if i != leader]
+        result.update({"started_s": round(time.perf_counter() - t0, 2), "election_s": round(election_s, 2),
+                       "leader": nodes[leader].root_dir.name, "read_from": nodes[reader].root_dir.name})
+        rep = replicated(nodes, leader, reader, inputs, args.depth, db)
+        result["replicated"] = {k: v for k, v in rep.items() if k != "runs"}
+        if "runs" in rep:
+            result["replica_vs_single_server"] = compare_runs(ref["runs"], rep["runs"])
+            result["quality"] = {"single_server": quality(ref["runs"], inputs), "replica": quality(rep["runs"], inputs)}
+        result["replica_killed_mid_build"] = fault(nodes, leader, reader, victim, inputs, db)
+        result["recovery"] = recovery(nodes, victim, leader, inputs, args.depth, ref, db)
+    except GabaritoError as exc:
+        result["error"] = str(exc)
+    finally:
+        result["node_logs"] = {n.root_dir.name: log_findings(n) for n in nodes}
+        for node in nodes:
+            node.stop()
+    return result
+
+
+def run_mode(mode: str, args, package: Path, inputs: dict) -> dict:
+    """The reference and the cluster for one mode: ``bm25`` (no vectors) or ``vectors``."""
+    base, db = Path(args.work) / mode, f"{DATABASE}_{mode}"
+    ref = reference(base, package, inputs, args.depth, args.heap, db)
+    if dialect_for(ref["version"]).name != "26.3":
+        raise GabaritoError(f"expected an ArcadeDB {VERSION} server, got {ref['version']}", path=package)
+    return {"version": ref["version"], "methods": sorted(ref["runs"]),
+            "single_server": {k: v for k, v in ref.items() if k != "runs"},
+            "cluster": cluster(base / "cluster", package, inputs, ref, args, db)}
 
 
 def run(args) -> dict:
     package = Path(args.package) if args.package else default_package()
-    base = Path(args.work)
-    inputs = flagship_inputs(not args.no_vectors, Path(args.embeddings) if args.embeddings else None)
-    ref = reference(base, package, inputs, args.depth, args.heap)
-    if dialect_for(ref["version"]).name != "26.3":
-        raise GabaritoError(f"expected an ArcadeDB {VERSION} server, got {ref['version']}", path=package)
-    password = secrets.token_urlsafe(24)
-    shutil.rmtree(base / "cluster", ignore_errors=True)  # a fresh cluster each time: the fault must hit a build
-    t0 = time.perf_counter()
-    nodes = start_nodes(base / "cluster", package, password, args.heap)
-    try:
-        leader, election_s = wait_leader(nodes)
-        reader, victim = [i for i in range(3) if i != leader]
-        result = {"started_s": round(time.perf_counter() - t0, 2), "election_s": round(election_s, 2),
-                  "leader": nodes[leader].root_dir.name, "read_from": nodes[reader].root_dir.name}
-        rep = replicated(nodes, leader, reader, inputs, args.depth)
-        result["replicated"] = {k: v for k, v in rep.items() if k != "runs"}
-        result["replica_vs_single_server"] = compare_runs(ref["runs"], rep["runs"])
-        result["quality"] = {"single_server": quality(ref["runs"], inputs), "replica": quality(rep["runs"], inputs)}
-        result["replica_killed_mid_build"] = fault(nodes, leader, reader, victim, inputs)
-        result["recovery"] = recovery(nodes, victim, leader, inputs, args.depth, ref)
-    finally:
-        for node in nodes:
-            node.stop()
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or set(modes) - {"bm25", "vectors"}:
+        raise GabaritoError(f"--modes takes bm25 and/or vectors, not {args.modes!r}")
+    inputs = flagship_inputs("vectors" in modes, Path(args.embeddings) if args.embeddings else None)
+    out = {}
+    for mode in modes:
+        mode_inputs = inputs if mode == "vectors" else {**inputs, "vectors": None, "queries": None, "model": None}
+        out[mode] = run_mode(mode, args, package, mode_inputs)
+    version = next(iter(out.values()))["version"]
     return {"what": "the flagship's searches (benchmark_rrf main questions) on a 3-node ArcadeDB cluster",
-            "arcadedb_version": ref["version"], "dialect": dialect_for(ref["version"]).name,
-            "text_score": dialect_for(ref["version"]).text_score, "nodes": 3, "host": "127.0.0.1",
+            "arcadedb_version": version, "dialect": dialect_for(version).name,
+            "text_score": dialect_for(version).text_score, "nodes": 3, "host": "127.0.0.1",
             "corpus": {"name": "social_acceptance", "n_docs": len(inputs["rows"]), "fields": inputs["fields"]},
-            "questions": len(inputs["pairs"]), "depth": args.depth, "model": inputs["model"],
-            "single_server": {k: v for k, v in ref.items() if k != "runs"}, "cluster": result,
+            "questions": len(inputs["pairs"]), "depth": args.depth, "model": inputs["model"], "modes": out,
             "date": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 
@@ -376,12 +422,14 @@ def main(argv=None) -> int:
     ap.add_argument("--embeddings", help="vector cache folder (default: the standard one)")
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--heap", default="768m")
-    ap.add_argument("--no-vectors", action="store_true", help="BM25 only (no model loaded)")
+    ap.add_argument("--modes", default="bm25,vectors",
+                    help="bm25 (an index without vectors) and/or vectors (mpnet vectors too), each on its own cluster")
     args = ap.parse_args(argv)
     result = run(args)
     atomic_write_json(args.out, result)
     print(json.dumps({k: result[k] for k in ("arcadedb_version", "dialect")}, ensure_ascii=False))
-    print(json.dumps(result["cluster"], ensure_ascii=False, indent=1)[:4000])
+    for mode, part in result["modes"].items():
+        print(mode, json.dumps(part["cluster"], ensure_ascii=False)[:3000])
     return 0
 
 

@@ -4,8 +4,9 @@ the same index at the same time -- whichever machine they run on.
 The lock is a record of the type ``BuildLock`` under a ``UNIQUE`` index on ``name``: inserting
 it succeeds for one process only (ArcadeDB refuses the duplicate key at commit). Its holder
 updates the record's ``beat`` every few seconds; a waiter that sees the beat unchanged for
-``stale_after`` seconds (by its own clock, so clocks need not agree) takes the lock over, after
-one line saying whose lock it was. Released on exit from the ``with`` block, error or not.
+``stale_after`` seconds (by its own clock, so clocks need not agree), or whose holder is a
+process of this machine that has exited, takes the lock over, after one line saying whose
+lock it was. Released on exit from the ``with`` block, error or not.
 """
 
 from __future__ import annotations
@@ -54,6 +55,15 @@ def _try_insert(client: ArcadeClient, name: str, owner: str) -> bool:
         raise GabaritoError(f"cannot take the build lock {name!r} ({exc})") from exc
 
 
+def _gone(owner: object) -> bool:
+    """True when the lock's owner tag names a process of this machine that no longer runs."""
+    from gabarito.retrieval.arcadedb.ownership import alive
+
+    host, _, rest = str(owner).partition(":")
+    pid = rest.partition(":")[0]
+    return host == socket.gethostname() and pid.isdigit() and not alive(int(pid))
+
+
 def _heartbeat(client: ArcadeClient, name: str, owner: str, every: float, stop: threading.Event) -> None:
     beat = 0
     beater = ArcadeClient(client.url, *client.session.auth, client.database, timeout=30)
@@ -87,12 +97,14 @@ def build_lock(client: ArcadeClient, name: str, *, echo: Callable[[str], None] =
         now = time.monotonic()
         if seen is None or seen[0] != (holder.get("owner"), holder.get("beat")):
             seen = ((holder.get("owner"), holder.get("beat")), now)
-        if not said:
+        if not said and not _gone(holder.get("owner")):
             echo(f"ArcadeDB database {client.database}: {holder.get('owner')} is building {name}; waiting for it")
             said = True
-        if now - seen[1] > stale_after:
-            echo(f"ArcadeDB database {client.database}: the lock of {holder.get('owner')} on {name} has not "
-                 f"moved for {stale_after:g}s (its run is gone); taking it over")
+        gone = _gone(holder.get("owner"))
+        if gone or now - seen[1] > stale_after:
+            why = "its process has exited" if gone else f"it has not moved for {stale_after:g}s"
+            echo(f"ArcadeDB database {client.database}: the lock of {holder.get('owner')} on {name} is left over "
+                 f"({why}); taking it over")
             client.command(f"DELETE FROM {LOCK_TYPE} WHERE name = :n AND owner = :o",
                            {"n": name, "o": holder.get("owner")})
             seen = None
