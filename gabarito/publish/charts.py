@@ -19,7 +19,7 @@ PALETTE = ("#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#B07AA1", "#76B7B2", "#9
 #: Fixed colours of the flagship's methods.
 COLORS = {"bm25": "#4E79A7", "vector": "#59A14F", "rrf@10": "#F28E2B", "rrf@100": "#B07AA1"}
 #: The legend, under the plot area.
-LEGEND = dict(orientation="h", yanchor="top", y=-0.18, x=0, xanchor="left", title_text="")
+LEGEND = dict(orientation="h", yanchor="top", y=-0.22, x=0, xanchor="left", title_text="")
 
 
 def method_color(key: str, index: int = 0) -> str:
@@ -146,8 +146,9 @@ def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], 
 
 
 def selector(fig, names: Sequence[str], traces_per_view: Sequence[int], *, titles: Sequence[str] | None = None):
-    """Buttons over the plot that show one view at a time (``traces_per_view[i]`` consecutive
-    traces form view ``i``): one figure, one caption, instead of a figure per view."""
+    """A menu over the plot that shows one view at a time (``traces_per_view[i]`` consecutive
+    traces form view ``i``): one figure, one caption, instead of a figure per view. A drop-down,
+    so that it fits a phone whatever the number of views."""
     total = sum(traces_per_view)
     buttons, start = [], 0
     for i, (name, n) in enumerate(zip(names, traces_per_view)):
@@ -159,9 +160,9 @@ def selector(fig, names: Sequence[str], traces_per_view: Sequence[int], *, title
         start += n
     for j, trace in enumerate(fig.data):
         trace.visible = j < traces_per_view[0]
-    fig.update_layout(updatemenus=[dict(type="buttons", direction="right", buttons=buttons, showactive=True,
-                                        x=0, xanchor="left", y=1.0, yanchor="bottom", pad=dict(b=6),
-                                        bgcolor="#F1F5F9", font=dict(size=11))])
+    fig.update_layout(updatemenus=[dict(type="dropdown", direction="down", buttons=buttons, showactive=True,
+                                        active=0, x=0, xanchor="left", y=1.02, yanchor="bottom",
+                                        bgcolor="#F1F5F9", font=dict(size=12))])
     if titles:
         fig.update_layout(title=dict(text=titles[0], y=0.98))
     return fig
@@ -199,7 +200,7 @@ def pvalue_matrices(matrices: Sequence[tuple[str, Sequence[str], Sequence[Sequen
         fig.add_trace(go.Heatmap(
             z=z, x=list(axis), y=list(axis), zmin=0, zmax=2 * alpha, showscale=False,
             colorscale=[[0, "#1D4E89"], [0.5, "#A9C8E8"], [0.5001, "#F4F6F8"], [1, "#F8FAFC"]],
-            text=[[pvalue(v) if v is not None else "" for v in row] for row in z], texttemplate="%{text}",
+            text=[[pvalue(v) if v is not None else "" for v in row] for row in z], texttemplate="%{text}", textfont=dict(size=10),
             hovertemplate="%{y} × %{x}: p de Holm %{text}<extra>" + html.escape(name) + "</extra>"))
     layout(fig, height=520, showlegend=False, xaxis=dict(tickangle=-35, automargin=True),
            yaxis=dict(automargin=True, autorange="reversed"))

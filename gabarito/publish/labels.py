@@ -129,24 +129,26 @@ def model(model_id: str | None) -> str:
     raise _unknown("model", model_id)
 
 
-def method(key: str) -> str:
-    """The Portuguese name of a method, first stage, reader or scorer.
+def _by_rules(rules, key: str, kind: str) -> str:
+    for pattern, write in rules:
+        m = re.fullmatch(pattern, key)
+        if m:
+            return write(m)
+    raise _unknown(kind, key)
 
-    Besides the keys of :data:`METHODS`, it reads ``rrf@K`` (a fusion of the top-K) and the
-    reranking study's scorer names ``X (first stage)`` and ``X (after Y top N)``.
-    """
-    if key in METHODS:
-        return METHODS[key]
-    m = re.fullmatch(r"rrf@(\d+)", key)
-    if m:
-        return f"Fusão RRF (top-{m.group(1)})"
-    m = re.fullmatch(r"(.+) \(first stage\)", key)
-    if m:
-        return f"{method(m.group(1))} (primeiro estágio)"
-    m = re.fullmatch(r"(.+) \(after (.+) top (\d+)\)", key)
-    if m:
-        return f"{method(m.group(1))} (relendo o top-{m.group(3)} de {method(m.group(2))})"
-    raise _unknown("method", key)
+
+#: Method keys that are patterns: a fusion of the top-K, and the reranking study's scorers.
+_METHOD_RULES = [
+    (r"rrf@(\d+)", lambda m: f"Fusão RRF (top-{m[1]})"),
+    (r"(.+) \(first stage\)", lambda m: f"{method(m[1])} (primeiro estágio)"),
+    (r"(.+) \(after (.+) top (\d+)\)", lambda m: f"{method(m[1])} (relendo o top-{m[3]} de {method(m[2])})"),
+]
+
+
+def method(key: str) -> str:
+    """The Portuguese name of a method, first stage, reader or scorer: a key of :data:`METHODS`,
+    ``rrf@K`` (a fusion of the top-K), or a scorer ``X (first stage)`` / ``X (after Y top N)``."""
+    return METHODS[key] if key in METHODS else _by_rules(_METHOD_RULES, key, "method")
 
 
 def segmentation(spec: str) -> str:
@@ -154,35 +156,25 @@ def segmentation(spec: str) -> str:
     palavras, 20 de sobreposição'``."""
     if spec in _SEGMENTATION:
         return _SEGMENTATION[spec]
-    m = re.fullmatch(r"recursive:(\d+):(\d+)", spec)
-    if m:
-        size, overlap = m.groups()
-        return f"pedaços de até {size} palavras" + (f", {overlap} de sobreposição" if overlap != "0" else "")
-    raise _unknown("segmentation", spec)
+    return _by_rules([(r"recursive:(\d+):(\d+)", lambda m: f"pedaços de até {m[1]} palavras"
+                       + (f", {m[2]} de sobreposição" if m[2] != "0" else ""))], spec, "segmentation")
+
+
+#: Configuration labels of the evaluate chapter.
+_SETTING_RULES = [
+    (r"seg=(.+)", lambda m: f"Recorte: {segmentation(m[1])}"),
+    (r"model=(.+)", lambda m: f"Denso {model(m[1])}"),
+    (r"bm25 (\w+)", lambda m: f"BM25, analisador {term('analyzer', m[1])}"),
+    (r"(standard|portuguese|english)", lambda m: f"BM25, analisador {term('analyzer', m[1])}"),
+    (r"[\w.-]+/[\w.-]+", lambda m: f"Denso {model(m[0])}"),
+    (r"document|paragraph|section|recursive:\d+:\d+", lambda m: segmentation(m[0]).capitalize()),
+]
 
 
 def setting(label: str) -> str:
     """A configuration label of the evaluate chapter: ``seg=paragraph``, ``model=<id>``,
     ``bm25 standard``, ``hybrid``, or a bare variant (``document``, a model id, ``portuguese``)."""
-    m = re.fullmatch(r"seg=(.+)", label)
-    if m:
-        return f"Recorte: {segmentation(m.group(1))}"
-    m = re.fullmatch(r"model=(.+)", label)
-    if m:
-        return f"Denso {model(m.group(1))}"
-    m = re.fullmatch(r"bm25 (\w+)", label)
-    if m:
-        return f"BM25, analisador {term('analyzer', m.group(1))}"
-    if label in METHODS:
-        return METHODS[label]
-    if label in TERMS["analyzer"]:
-        return f"BM25, analisador {TERMS['analyzer'][label]}"
-    if "/" in label:
-        return f"Denso {model(label)}"
-    try:
-        return segmentation(label).capitalize()
-    except GabaritoError:
-        raise _unknown("setting", label) from None
+    return METHODS[label] if label in METHODS else _by_rules(_SETTING_RULES, label, "setting")
 
 
 def measure_label(key: str) -> str:

@@ -132,12 +132,26 @@
       .filter((el) => shown(el) && el.getBoundingClientRect().right > innerWidth + 1 && !inScroller(el) && !el.closest(".plotly-graph-div .main-svg ~ *"))
       .filter((el) => !(el.tagName.toLowerCase() === "svg" && el.closest(".plotly-graph-div")))
       .map((el) => `${describe(el)} right=${Math.round(el.getBoundingClientRect().right)}`).slice(0, 12);
-    // wide tables: they scroll in their own box, with a cue
-    report.tables_scrolling = Array.from(document.querySelectorAll(".gabarito-table")).filter((b) => b.scrollWidth > b.clientWidth + 1).length;
-    report.tables_without_cue = Array.from(document.querySelectorAll(".gabarito-table"))
-      .filter((b) => b.scrollWidth > b.clientWidth + 1)
-      .filter((b) => !(b.previousElementSibling && b.previousElementSibling.classList.contains("gabarito-scroll-cue")))
-      .map(describe);
+    // wide tables: they scroll in their own box, with a cue, and keep their first column in view
+    report.tables_scrolling = 0;
+    report.tables_without_cue = [];
+    report.tables_not_sticky = [];
+    Array.from(document.querySelectorAll("main table")).forEach((t, i) => {
+      if (!shown(t)) return;
+      let box = null;
+      for (let e = t.parentElement; e && e !== document.body; e = e.parentElement) {
+        const o = getComputedStyle(e).overflowX;
+        if (o === "auto" || o === "scroll") { box = e; break; }
+      }
+      if (!box || box.scrollWidth <= box.clientWidth + 1) return;
+      report.tables_scrolling += 1;
+      const cue = box.previousElementSibling;
+      if (!(box.classList.contains("gabarito-table") && cue && cue.classList.contains("gabarito-scroll-cue"))) {
+        report.tables_without_cue.push(`table ${i} in ${describe(box)}`);
+      }
+      const first = t.querySelector("tbody td, tbody th");
+      if (first && getComputedStyle(first).position !== "sticky") report.tables_not_sticky.push(`table ${i} in ${describe(box)}`);
+    });
 
     // links, for the test to resolve; the search, when asked
     report.links = Array.from(document.querySelectorAll("a[href]")).map((a) => ({

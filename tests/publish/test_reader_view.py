@@ -106,6 +106,7 @@ def failures(reports: dict[tuple[str, int], dict], copy: Path) -> list[str]:
         if width < 500:
             fail(page, width, "the page scrolls sideways", [f"{r['overflow']} px"] if r["overflow"] else [])
             fail(page, width, "wide tables without a cue", r["tables_without_cue"])
+            fail(page, width, "wide tables whose first column scrolls away", r["tables_not_sticky"])
             if r["toc"] and not r["toc_narrow"]:
                 fail(page, width, "no table of contents on a narrow screen", ["none shown"])
         placeholder = r.get("search_placeholder") or ""
@@ -146,7 +147,7 @@ def _only(reports, copy, word):
 
 @pytest.mark.parametrize("check", [
     "table-of-contents", "figures hidden", "charts", "stray markup", "English", "raw keys", "shown as text",
-    "scrolls sideways", "cut off", "Brazilian style", "without a cue", "narrow screen", "search", "internal links", "download",
+    "scrolls sideways", "cut off", "Brazilian style", "without a cue", "first column", "narrow screen", "search", "internal links", "download",
     "previous/next", "never finished",
 ])
 def test_reader_sees_the_page_whole(reader, check):

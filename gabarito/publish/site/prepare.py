@@ -85,8 +85,8 @@ def fold_code(nb, cfg: dict):
     return nb
 
 
-def floats(nb) -> list[tuple[str, str, str]]:
-    """``(label, kind, caption)`` of every labelled figure and table, in page order."""
+def floats(nb) -> list[tuple[object, str, str, str]]:
+    """``(cell, label, kind, caption)`` of every labelled figure and table, in page order."""
     out = []
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -95,7 +95,7 @@ def floats(nb) -> list[tuple[str, str, str]]:
         label = str(opts.get("label") or "")
         kind = label.split("-", 1)[0] if "-" in label else ""
         if kind in FLOATS:
-            out.append((label, kind, str(opts.get(FLOATS[kind][1]) or "")))
+            out.append((cell, label, kind, str(opts.get(FLOATS[kind][1]) or "")))
     return out
 
 
@@ -157,14 +157,7 @@ def number_floats(nb):
     caption, and turn every ``@fig-...``/``@tbl-...`` into a link ``Figura N``/``Tabela N``."""
     numbers: dict[str, str] = {}
     count = {k: 0 for k in FLOATS}
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        opts = cell_options(source(cell))
-        label = str(opts.get("label") or "")
-        kind = label.split("-", 1)[0] if "-" in label else ""
-        if kind not in FLOATS:
-            continue
+    for cell, label, kind, caption in floats(nb):
         count[kind] += 1
         numbers[label] = f"{FLOATS[kind][0]}&nbsp;{count[kind]}"
         for out in cell.get("outputs", []):
@@ -172,7 +165,7 @@ def number_floats(nb):
             value = data.get("text/html")
             value = "".join(value) if isinstance(value, list) else value
             if value and _is_float_output(kind, value):
-                data["text/html"] = _float_html(label, kind, count[kind], str(opts.get(FLOATS[kind][1]) or ""), value)
+                data["text/html"] = _float_html(label, kind, count[kind], caption, value)
                 break
         _drop_options(cell, {"label", "fig-cap", "tbl-cap"})
 

@@ -9,7 +9,7 @@
   $$("main table").forEach((t) => {
     if (t.closest(".gabarito-table") || t.closest(".plotly-graph-div")) return;
     const box = document.createElement("div");
-    box.className = "gabarito-table";
+    box.className = "gabarito-table sticky-first";
     t.parentNode.insertBefore(box, t);
     box.appendChild(t);
   });
