@@ -15,12 +15,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory) -> Path:
-    """The repository's site, built once with smalldocs. Results computed on a dirty tree are
-    published on purpose here (``allow_dirty``): the pages must then say so, which the tests check."""
+    """The repository's site, built once with smalldocs (``$GABARITO_SITE_PROJECT`` names another
+    project folder to build instead, e.g. a copy). Results computed on a dirty tree are published
+    on purpose here (``allow_dirty``): the pages must then say so, which the tests check."""
     from gabarito.publish.site import build
 
     out = tmp_path_factory.mktemp("real-site") / "site"
-    return build(REPO, out=out, renderer="smalldocs", allow_dirty=True)
+    root = Path(os.environ.get("GABARITO_SITE_PROJECT") or REPO)
+    return build(root, out=out, renderer="smalldocs", allow_dirty=True)
 
 
 @pytest.fixture(scope="session")

@@ -345,7 +345,7 @@ def copy_project(dest: Path) -> Path:
     for name in ("_quarto.yml", "index.ipynb"):
         shutil.copy(REPO / name, dest / name)
     ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-    for name in ("notebooks", "case-studies"):
+    for name in ("notebooks", "case-studies", "data"):
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, dest / name, ignore=ignore)
     return dest
