@@ -180,6 +180,7 @@ def parameters(ctx, names: list[str], timed_corpora: set[str]) -> dict:
     return {"corpora": names, "depth": a.depth, "cutoff": CUTOFF, "measures": list(MEASURES),
             "baseline": methods.BASELINE, "rrf_ks": list(methods.RRF_KS), "tuning_grid": list(methods.GRID),
             "tuning_measure": methods.TUNE_MEASURE, "tuning": "two-fold cross-fitting, halves drawn with the seed",
+            "tuning_ties": "equal means: the weight nearest 0.5, then the smaller",
             "multiple_comparisons": "Holm over the fusions tested against the baseline, per set and measure",
             "not_tested": sorted(NOT_TESTED), "limit": a.limit, "latency_corpora": sorted(timed_corpora),
             "latency_depths": list(LATENCY_DEPTHS), "latency_passes": a.latency_passes,
