@@ -134,6 +134,20 @@ def test_a_bad_log_path_is_refused_before_any_work(tmp_path, where):
     assert check_log_path(tmp_path / "new" / "log.jsonl") == tmp_path / "new" / "log.jsonl"
 
 
+def test_an_unknown_model_id_is_one_line_at_once(tmp_path, monkeypatch):
+    """Defect 6: an unknown model id gave a raw traceback (exit 1) after 75 s."""
+    from gabarito.retrieval.models import check_model_id
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    started = time.monotonic()
+    with pytest.raises(GabaritoError) as err:
+        check_model_id("nobody/no-such-model-here")
+    assert time.monotonic() - started < 10 and "\n" not in str(err.value)
+    assert "'nobody/no-such-model-here'" in str(err.value)
+    assert "no offline copy" in str(err.value) or "unknown model" in str(err.value)  # with or without a network
+    assert check_model_id(str(tmp_path)).origin == "local folder"
+
+
 # -- evaluation files -----------------------------------------------------------------------------
 
 def write_eval(tmp_path: Path, records: list) -> Path:

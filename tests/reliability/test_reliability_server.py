@@ -196,12 +196,18 @@ def test_server_killed_during_ingest_and_search_then_the_next_run_recovers(tmp_p
             kill_server()
         return real_bm25(self, question, k)
 
+    def written() -> tuple[int, list[str]]:
+        runs = sorted(p.name for p in log.parent.iterdir()) if log.parent.exists() else []
+        return (len(records(log)) if log.exists() else 0), runs
+
     for patch in (("ingest", ingest_then_die), ("bm25", bm25_then_die)):
         monkeypatch.setattr(ArcadeIndex, *patch)
+        before = written()
         assert main(argv) == 2
-        err = capsys.readouterr().err.strip()
-        assert err.startswith("gabarito: error: ") and "\n" not in err and "not reachable" in err
-        assert not log.exists() and not servers_on(db)
+        err = capsys.readouterr().err.strip().splitlines()  # progress lines, then the error in one line
+        assert err[-1].startswith("gabarito: error: ") and "not reachable" in err[-1]
+        assert sum("error" in line for line in err) == 1 and not any("Traceback" in line for line in err)
+        assert written() == before and not servers_on(db)  # nothing written, no server left
         monkeypatch.setattr(ArcadeIndex, patch[0], real_ingest if patch[0] == "ingest" else real_bm25)
         assert main(argv) == 0
         assert ("index built" if patch[0] == "ingest" else "index reused") in capsys.readouterr().err

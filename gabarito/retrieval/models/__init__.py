@@ -32,6 +32,7 @@ from gabarito.retrieval.models.sources import (
     ModelSource,
     Packaged,
     cache_dir,
+    check_model_id,
     resolve,
     weights_sha256,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "Packaged",
     "TextEncoder",
     "cache_dir",
+    "check_model_id",
     "config_sha256",
     "fingerprint_parts",
     "model_fingerprint",

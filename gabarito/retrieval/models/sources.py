@@ -145,3 +145,36 @@ def weights_sha256(source: ModelSource) -> str:
         if (folder / name).exists():
             return sha256_file(folder / name)
     raise GabaritoError("no model.safetensors or pytorch_model.bin", path=folder)
+
+
+def check_model_id(model_id: str, *, timeout: float = 10.0) -> ModelSource:
+    """Where ``model_id`` would load from, checked *before* any work: a local folder, a packaged
+    copy, a copy in the Hugging Face cache, or a model the hub confirms (asked once, within
+    ``timeout`` seconds). Anything else is a one-line :class:`GabaritoError` naming the id
+    (an unknown id, or no offline copy while the hub cannot be reached), instead of a
+    traceback after the downloads' retries."""
+    source = resolve(model_id)
+    if source.origin != "hub":
+        return source
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        for name in ("modules.json", "config.json"):
+            if isinstance(try_to_load_from_cache(model_id, name), str):
+                return source
+        from huggingface_hub import model_info
+        from huggingface_hub.utils import RepositoryNotFoundError
+    except ImportError:
+        raise GabaritoError(f"model {model_id!r} is not a folder or a packaged copy, and huggingface_hub "
+                            f"is not installed to fetch it") from None
+    known = ", ".join(sorted(PACKAGED))
+    try:
+        model_info(model_id, timeout=timeout)
+    except RepositoryNotFoundError:
+        raise GabaritoError(f"unknown model {model_id!r}: not a folder, not packaged here ({known}) and not on "
+                            f"the Hugging Face hub") from None
+    except Exception as exc:  # noqa: BLE001 - no network, offline mode, HTTP errors: all say the same
+        reason = " ".join(str(exc).split())[:160]
+        raise GabaritoError(f"model {model_id!r} has no offline copy here (packaged: {known}) and the hub cannot "
+                            f"be asked ({type(exc).__name__}: {reason})") from None
+    return source
