@@ -127,7 +127,7 @@ def test_arcadedb_engine_dense_and_bm25_portuguese(corpus, isolated, capsys):
 
     # the same setup again reuses the stored index and the cached vectors, and finds the same
     assert evaluate(corpus, log, "--engine", "arcadedb", "--db-dir", str(db)) == 0
-    assert "index reused" in capsys.readouterr().out
+    assert "index reused" in capsys.readouterr().err
     again = logged(log)[-1]
     assert again["engine"]["index"] == "reused" and again["cache"] == {"hits": dense["n_chunks"], "misses": 0}
     assert again["summary"]["top1"]["value"] == dense["summary"]["top1"]["value"]

@@ -77,6 +77,7 @@ def test_methods_of_every_study():
     keys |= set(r["setup"]["first_stages"]) | set(r["setup"]["readers"]) | set(r["calibration"]["scorers"])
     keys |= set(_load(STUDIES / "standard_collections" / "results.json")["methods"])
     keys |= set(_load(STUDIES / "benchmark_rrf" / "results.json")["methods"])
+    keys |= set(_load(STUDIES / "fusion" / "results.json")["methods"])
     for key in keys:
         assert _portuguese(labels.method(key)), key
     assert labels.method("rrf@10") == "Fusão RRF (top-10)"

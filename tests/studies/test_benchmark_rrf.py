@@ -50,14 +50,20 @@ def test_real_run_writes_complete_results(study_copy, tmp_path):
         assert res["latency_ms"][stage]["n"] >= 20 and res["latency_ms"][stage]["median"] > 0
     assert "SEARCH_INDEX" in res["queries"]["bm25"] and ":q" in res["queries"]["bm25"]
     assert "vector.neighbors" in res["queries"]["knn"] and ":v" in res["queries"]["knn"]
+    assert prov["parameters"]["seed"] == 20260817 and prov["parameters"]["bootstrap_resamples"] == 500
+    assert res["methods"] == ["bm25", "vector", "rrf@10", "rrf@100"]
+    assert res["timings"]["state"] == "cold" and res["provenance"]["engine"]["index_state"] == "built"
+    assert {"searches", "latency"} <= set(res["phases_s"])
     runs = study_copy / "runs"
     assert (runs / "bm25.trec").read_text().splitlines()[0].split()[1] == "Q0"
+    for name in ("vector.trec", "rrf_at_10.trec", "rrf_at_100.trec", "qrels.main.txt", "qrels.extended.txt"):
+        assert (runs / name).stat().st_size > 0
 
     # warm rerun: vectors cached, database reopened from its files
     proc = run(study_copy, "--db-dir", str(tmp_path / "db"), "--latency-reps", "1", "--resamples", "500")
     assert proc.returncode == 0, proc.stderr[-2000:]
     warm = json.loads((study_copy / "results.json").read_text())
-    assert warm["timings"]["state"] == "warm"
+    assert warm["timings"]["state"] == "warm" and warm["provenance"]["engine"]["index_state"] == "reused"
     assert warm["timings"]["embedding_cache"]["misses"] == 0
     assert warm["sets"]["main"]["metrics"] == res["sets"]["main"]["metrics"]
 
@@ -69,6 +75,14 @@ def test_refuses_gold_edited_after_freezing(study_copy):
     assert proc.returncode == 2
     err = proc.stderr.strip().splitlines()[-1]
     assert "gold changed after it was frozen" in err and "questions.json" in err
+    assert not (study_copy / "results.json").exists()
+
+
+def test_cutoff_must_be_below_depth(study_copy):
+    proc = run(study_copy, "--k", "10", "--deep-k", "10", timeout=120)
+    assert proc.returncode == 2
+    err = proc.stderr.strip().splitlines()[-1]
+    assert "--cutoff" in err and "--depth" in err
     assert not (study_copy / "results.json").exists()
 
 

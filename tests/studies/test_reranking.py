@@ -1,7 +1,8 @@
 """The reranking study, run for real in its quick mode: embedded ArcadeDB, the real models, the frozen gold.
 
-The study is copied into a temporary tree with ``data/`` linked beside it, so the gold hashes it
-records (relative to its folder) resolve there exactly as in the repository.
+The study (its script, the modules beside it and ``study.json``) is copied into a temporary tree with
+``data/`` linked beside it, so the gold hashes the runner records (relative to the study folder) resolve
+there exactly as in the repository.
 """
 
 import json
@@ -48,7 +49,11 @@ def test_quick_run_writes_complete_results(study_copy, tmp_path):
     assert check_results_gold(path) == {"../../data/helpcenter/evaluation.json": res["provenance"]["gold_sha256"][
         "../../data/helpcenter/evaluation.json"]}
 
+    assert res["study"] == "reranking" and res["mode"] == "quick" and res["title"]
+    assert {"load", "headline", "calibration", "mmr", "cost"} <= set(res["phases_s"]) and res["wall_s"] > 0
     prov = res["provenance"]
+    assert prov["parameters"]["seed"] == 20261202 and prov["parameters"]["questions"] == 15
+    assert prov["engine"]["bm25"]["index"] == "built"  # a fresh --db-dir: built through open_or_build
     assert prov["corpus"]["n_docs"] == 12 and prov["corpus"]["n_chunks"] == 89 and len(prov["corpus"]["sha256"]) == 64
     assert prov["engine"]["bm25"]["version"] and "Portuguese" in prov["engine"]["bm25"]["analyzer_class"]
     for name, model in prov["model"].items():
@@ -137,4 +142,5 @@ def test_refuses_gold_edited_after_freezing(tmp_path):
     proc = run(dst, "--quick", timeout=300)
     assert proc.returncode == 2
     assert "gold changed after it was frozen" in proc.stderr.strip().splitlines()[-1]
+    assert "reranking: load" not in proc.stderr  # refused before anything ran
     assert not (dst / "results.json").exists()
