@@ -98,3 +98,44 @@ def stage_paradoxes(latency: Mapping, parts: Mapping[str, Sequence[str]]) -> lis
                 out.append({"whole": whole, "part": part, "whole_median": latency[whole]["median"],
                             "part_median": latency[part]["median"]})
     return out
+
+
+def fusion_verdict(result_set: Mapping, fused: str, singles: Sequence[str], measure: str,
+                   alpha: float = 0.05, *, against: str = "best") -> dict:
+    """Fusion against the best (or, with ``against="worst"``, the worst) single method of one
+    gold set on one measure: ``{"best", "fused", "best_value", "fused_value", "diff", "p_holm",
+    "verdict"}`` (``best`` names the method compared, whichever was asked) with verdict
+    ``"wins"`` / ``"loses"`` (Holm-corrected paired test below ``alpha``, sign of the
+    difference) or ``"ties"``. Ties between singles go to the first of ``singles``."""
+    m = result_set["metrics"]
+    sign = 1 if against == "best" else -1
+    best = max(singles, key=lambda s: (sign * m[s][measure], -list(singles).index(s)))
+    t = next(t for t in result_set["tests"] if t["measure"] == measure and {t["a"], t["b"]} == {fused, best})
+    diff = m[fused][measure] - m[best][measure]
+    significant = t["p_holm"] < alpha
+    verdict = "ties" if not significant or diff == 0 else ("wins" if diff > 0 else "loses")
+    return {"best": best, "fused": fused, "best_value": m[best][measure], "fused_value": m[fused][measure],
+            "diff": diff, "p_holm": t["p_holm"], "verdict": verdict}
+
+
+def cross_set(sets: Mapping[str, Mapping], fused: str, singles: Sequence[str], measures: Sequence[str]) -> dict:
+    """:func:`fusion_verdict` for every set and measure, and what holds in every set:
+    ``{"verdicts": {set: {measure: verdict}}, "vs_worst": {set: {measure: verdict}},
+    "same_everywhere": {measure: verdict or None}, "same_vs_worst": {...}, "best_single":
+    {set: {measure: method}}, "best_changes": whether the best single method differs between sets}``."""
+    def table(against):
+        return {s: {x: fusion_verdict(rs, fused, singles, x, against=against) for x in measures}
+                for s, rs in sets.items()}
+
+    def same(v):
+        out = {}
+        for x in measures:
+            kinds = {v[s][x]["verdict"] for s in sets}
+            out[x] = kinds.pop() if len(kinds) == 1 else None
+        return out
+
+    verdicts, worst = table("best"), table("worst")
+    best = {s: {x: v[x]["best"] for x in measures} for s, v in verdicts.items()}
+    return {"verdicts": verdicts, "vs_worst": worst, "same_everywhere": same(verdicts),
+            "same_vs_worst": same(worst), "best_single": best,
+            "best_changes": len({b for per in best.values() for b in per.values()}) > 1}

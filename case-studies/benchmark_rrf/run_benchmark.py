@@ -23,6 +23,8 @@ from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import load_gold
 from gabarito.measure import timing
+from gabarito.measure.leakage import indexed_text, leakage_summary
+from gabarito.measure.reproduction import reproduction
 from gabarito.measure.per_question import lost_by_fusion, per_question, top1_overlap
 from gabarito.measure.runs import Qrels
 from gabarito.measure.scaling import run_recall_at_k
@@ -39,7 +41,12 @@ from gabarito.study.runner import say, study_main
 
 #: The gold sets judged, in report order: key -> gold file beside this script. Each must be
 #: frozen in a manifest listed in study.json; add a set here and it is searched and scored.
-GOLD_SETS = {"main": "questions.json", "extended": "questions_extended.json"}
+GOLD_SETS = {"main": "questions.json", "extended": "questions_extended.json",
+             "published": "questions_published.json", "name_only": "protocols/questions_name_only.json",
+             "disjoint": "protocols/questions_disjoint.json"}
+#: The set whose gold file carries a published run to reproduce, and our method for each published one.
+PUBLISHED_SET = "published"
+PUBLISHED_METHODS = {"bm25": "bm25", "vector": "vector", "rrf": "rrf@{cutoff}"}
 LATENCY_SET = "main"  # the set whose questions are timed
 MODEL = "sentence-transformers/all-mpnet-base-v2"
 DATABASE, TYPE_NAME = "social_acceptance", "Concept"
@@ -128,9 +135,10 @@ def search_runs(ctx, index, encoder, queries: Queries) -> dict:
             f"rrf@{a.depth}": stages["fused"]}
 
 
-def score_set(ctx, key: str, pairs, runs: dict, exact_run) -> dict:
+def score_set(ctx, key: str, pairs, runs: dict, exact_run, texts) -> dict:
     """One gold set: means, intervals and paired tests at the cutoff, per-question ranks,
-    top-1 overlap, questions lost by fusion, and the ANN index's recall against exact search."""
+    top-1 overlap, questions lost by fusion, the ANN index's recall against exact search, and
+    leakage (question words found in the expected and in BM25's best wrong concept's text)."""
     cutoff = ctx.args.cutoff
     qrels = Qrels.single({p.id: p.gold for p in pairs})
     scored = score_runs({m: r.cut(cutoff) for m, r in runs.items()}, qrels, MEASURES,
@@ -146,8 +154,19 @@ def score_set(ctx, key: str, pairs, runs: dict, exact_run) -> dict:
         "overlap_top1": top1_overlap(rows, *FIRST_STAGES),
         "lost_by_fusion": {m: lost_by_fusion(rows, m, list(FIRST_STAGES)) for m in runs if m.startswith("rrf@")},
         "ann": run_recall_at_k(runs["vector"], {q: exact_run[q] for q in qrels}, k=cutoff),
+        "leakage": leakage_summary(rows, list(runs), texts, wrong_from="bm25"),
         "per_question": rows,
     }
+
+
+def reproduce(ctx, result_set: dict) -> dict:
+    """The published set beside the published run of its gold file: ranks and metrics."""
+    doc = json.loads((ctx.spec.dir / GOLD_SETS[PUBLISHED_SET]).read_text(encoding="utf-8"))
+    methods = {pub: ours.format(cutoff=ctx.args.cutoff) for pub, ours in PUBLISHED_METHODS.items()}
+    ranks = {p["id"]: p["published_rank"] for p in doc["pairs"]}
+    out = reproduction(ranks, doc["published"]["metrics"], result_set["per_question"], result_set["metrics"],
+                       result_set["ci95"], methods, cutoff=ctx.args.cutoff)
+    return {"source": doc["source"], **out}
 
 
 def measure_latency(index, encoder, questions, args) -> dict:
@@ -224,7 +243,8 @@ def run(ctx) -> dict:
         with ctx.phase("latency"):
             latency = measure_latency(index, encoder, [p.question for p in sets[LATENCY_SET]], a)
         sql = index.queries()
-    results_sets = {key: score_set(ctx, key, pairs, runs, exact_run) for key, pairs in sets.items()}
+    texts = {c.name: indexed_text(c) for c in concepts}
+    results_sets = {key: score_set(ctx, key, pairs, runs, exact_run, texts) for key, pairs in sets.items()}
     for method, method_run in runs.items():
         ctx.write_run(method, method_run)
     say("main R@10: " + ", ".join(f"{m} {v['R@10']:.3f}" for m, v in results_sets["main"]["metrics"].items()))
@@ -234,6 +254,7 @@ def run(ctx) -> dict:
         "queries": {**sql, "rrf_python": inspect.getsource(fusion.rrf)},
         "methods": list(runs),
         "sets": results_sets,
+        "reproduction": reproduce(ctx, results_sets[PUBLISHED_SET]),
         "latency_ms": latency,
         "timings": timings(ctx, cache_report, engine["index_state"]),
     }

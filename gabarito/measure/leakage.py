@@ -180,3 +180,43 @@ def distribution(values: Iterable[float], edges: Sequence[float] = BANDS) -> dic
     return {"n": n, "mean": sum(vals) / n, "median": median, "min": vals[0], "max": vals[-1],
             "zero": sum(v == 0 for v in vals),
             "bands": [{"band": lab, "n": c} for lab, c in zip(band_labels(edges), counts)]}
+
+
+# --- per gold set ------------------------------------------------------------------------
+
+def leakage_rows(rows: Sequence[Mapping], texts: Mapping[str, str], wrong_from: str) -> list[dict]:
+    """Per question: leakage against the expected concept's indexed text and against the
+    best-scoring *wrong* concept, which is the first document of method ``wrong_from``'s list
+    that is not the expected one (the wrong concept that method preferred).
+
+    ``rows`` are :func:`gabarito.measure.per_question.per_question` rows (their ``top`` lists
+    must hold at least two documents); ``texts`` maps a concept id to its indexed text.
+    Returns ``[{"id", "gold", "leakage", "wrong", "wrong_leakage"}]``.
+    """
+    out = []
+    for r in rows:
+        top = r[wrong_from]["top"]
+        wrong = next((d for d in top if d != r["gold"]), None)
+        out.append({"id": r["id"], "gold": r["gold"], "leakage": leakage(r["question"], texts[r["gold"]]),
+                    "wrong": wrong,
+                    "wrong_leakage": leakage(r["question"], texts[wrong]) if wrong is not None else None})
+    return out
+
+
+def leakage_summary(rows: Sequence[Mapping], methods: Sequence[str], texts: Mapping[str, str], *,
+                    wrong_from: str, edges: Sequence[float] = BANDS) -> dict:
+    """One gold set's leakage: the distribution against the expected and the best wrong concept,
+    how often the wrong one leaks more, and each method's Recall@1 by leakage band.
+
+    Returns ``{"wrong_from", "edges", "expected": distribution, "wrong": distribution,
+    "wrong_higher": n, "recall1_by_band": {method: by_band}, "per_question": leakage_rows}``.
+    """
+    per = leakage_rows(rows, texts, wrong_from)
+    values = [x["leakage"] for x in per]
+    wrong = [x["wrong_leakage"] for x in per if x["wrong_leakage"] is not None]
+    hits = {m: [1.0 if r[m]["rank"] == 1 else 0.0 for r in rows] for m in methods}
+    return {"wrong_from": wrong_from, "edges": list(edges), "expected": distribution(values, edges),
+            "wrong": distribution(wrong, edges) if wrong else None,
+            "wrong_higher": sum(x["wrong_leakage"] is not None and x["wrong_leakage"] > x["leakage"] for x in per),
+            "recall1_by_band": {m: by_band(values, hits[m], edges) for m in methods},
+            "per_question": per}

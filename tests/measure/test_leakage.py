@@ -85,3 +85,22 @@ def test_distribution_summary():
     assert distribution([0.3, 0.1, 0.2])["median"] == 0.2
     with pytest.raises(GabaritoError, match="no values"):
         distribution([])
+
+
+def test_leakage_summary_against_the_expected_and_the_best_wrong_concept():
+    from gabarito.measure.leakage import leakage_summary
+
+    texts = {"A": "wind turbines on hills", "B": "solar panels on roofs", "C": "wind farms"}
+    rows = [  # q1: gold A first for bm25; q2: gold B, bm25 prefers C
+        {"id": "q1", "question": "turbines in the wind", "gold": "A",
+         "bm25": {"rank": 1, "top": ["A", "C"]}, "vec": {"rank": 2, "top": ["C", "A"]}},
+        {"id": "q2", "question": "wind power on roofs", "gold": "B",
+         "bm25": {"rank": 2, "top": ["C", "B"]}, "vec": {"rank": 1, "top": ["B"]}},
+    ]
+    out = leakage_summary(rows, ["bm25", "vec"], texts, wrong_from="bm25")
+    q1, q2 = out["per_question"]
+    assert q1["leakage"] == 1.0 and q1["wrong"] == "C" and q1["wrong_leakage"] == 0.5   # wind, turbin
+    assert q2["leakage"] == 1 / 3 and q2["wrong"] == "C" and q2["wrong_leakage"] == 1 / 3  # wind, power, roof
+    assert out["wrong_higher"] == 0 and out["expected"]["n"] == 2
+    bands = {m: [b["mean"] for b in out["recall1_by_band"][m]] for m in ("bm25", "vec")}
+    assert bands == {"bm25": [None, 0.0, 1.0], "vec": [None, 1.0, 0.0]}

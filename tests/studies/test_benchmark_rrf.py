@@ -54,6 +54,15 @@ def test_real_run_writes_complete_results(study_copy, tmp_path):
     assert res["methods"] == ["bm25", "vector", "rrf@10", "rrf@100"]
     assert res["timings"]["state"] == "cold" and res["provenance"]["engine"]["index_state"] == "built"
     assert {"searches", "latency"} <= set(res["phases_s"])
+    assert set(res["sets"]) == {"main", "extended", "published", "name_only", "disjoint"}
+    assert all(res["sets"][k]["n"] == 80 for k in ("name_only", "disjoint")) and res["sets"]["published"]["n"] == 40
+    # the committed reproduction still agrees where it agreed (vector ranks are stable run to run)
+    committed = json.loads((STUDY / "results.json").read_text())["reproduction"]["ranks"]["rows"]
+    now = {r["id"]: r for r in res["reproduction"]["ranks"]["rows"]}
+    for method in ("bm25", "vector", "rrf"):
+        agreed = [r["id"] for r in committed if r[method]["agrees"]]
+        assert agreed and all(now[q][method]["agrees"] for q in agreed), method
+    assert res["reproduction"]["ranks"]["agree"]["vector"] >= len([r for r in committed if r["vector"]["agrees"]])
     runs = study_copy / "runs"
     assert (runs / "bm25.trec").read_text().splitlines()[0].split()[1] == "Q0"
     for name in ("vector.trec", "rrf_at_10.trec", "rrf_at_100.trec", "qrels.main.txt", "qrels.extended.txt"):
