@@ -50,15 +50,17 @@ def gold_hashes(study_dir: str | Path, files: Iterable[str]) -> dict[str, str]:
 
 
 def provenance(*, corpus: Mapping, gold_sha256: Mapping[str, str], model: Mapping | None,
-               engine: Mapping, parameters: Mapping) -> dict:
-    """Everything an auditor needs to tell which inputs produced a results file."""
+               engine: Mapping, parameters: Mapping, git: Mapping | None = None) -> dict:
+    """Everything an auditor needs to tell which inputs produced a results file. ``git`` is the
+    code's state when the run started (default: now); a study's own outputs (its TREC runs,
+    written before the results) must not make the tree it ran on look dirty."""
     return {
         "corpus": dict(corpus),
         "gold_sha256": dict(gold_sha256),
         "model": dict(model) if model else None,
         "engine": dict(engine),
         "parameters": dict(parameters),
-        "git": git_state(),
+        "git": dict(git) if git is not None else git_state(),
         "date": now_iso(),
         "machine": machine(),
     }

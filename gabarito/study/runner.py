@@ -62,6 +62,9 @@ class StudyContext:
         self.resamples = args.resamples
         self.phases: dict[str, float] = {}
         self.started = time.perf_counter()
+        from gabarito.study.records import git_state
+
+        self.git = git_state()  # the code as it was when the run started
 
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -97,7 +100,7 @@ class StudyContext:
 
         params = {**parameters, "seed": self.seed, "bootstrap_resamples": self.resamples}
         return provenance(corpus=corpus, gold_sha256=self.gold_sha256, model=model, engine=engine,
-                          parameters=params)
+                          parameters=params, git=self.git)
 
     def runs_dir(self) -> Path:
         return self.out / "runs"

@@ -65,3 +65,30 @@ def test_gold_subset_and_missing_file(tmp_path):
     spec.gold = [{"manifest": "gold.lock.json", "files": ["other.json"]}]
     with pytest.raises(GabaritoError, match="not frozen"):
         spec.verify_gold()
+
+
+def test_provenance_records_the_tree_as_it_was_when_the_run_started(tmp_path, monkeypatch):
+    """A study's own tracked outputs (TREC runs written before the results) do not make the tree
+    it ran on look dirty; a tree dirty at the start is recorded as dirty."""
+    import subprocess
+
+    from gabarito.study import records
+
+    spec = _study(tmp_path)
+    out_file = spec.dir / "runs.trec"
+    out_file.write_text("old\n")
+    git = ["git", "-C", str(tmp_path), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "toy"], check=True)
+    monkeypatch.setattr(records, "ROOT", tmp_path)
+    monkeypatch.setattr(records.git_state, "__defaults__", (tmp_path,))
+
+    def run(ctx):
+        out_file.write_text("new\n")  # a tracked output, changed by the run itself
+        return {"provenance": ctx.provenance(corpus={}, model=None, engine={}, parameters={})}
+
+    clean = json.loads(run_study(spec, run, []).read_text())["provenance"]["git"]
+    assert clean["dirty"] is False and len(clean["commit"]) == 40
+    dirty = json.loads(run_study(spec, run, []).read_text())["provenance"]["git"]  # runs.trec changed: dirty now
+    assert dirty["dirty"] is True
