@@ -54,3 +54,69 @@ def write_pool(path: str | Path, pool: Mapping[str, Sequence[str]], questions: M
         raise GabaritoError(f"pool question {missing[0]!r} has no text")
     items = [{"id": q, "question": questions[q], "candidates": list(docs)} for q, docs in pool.items()]
     return atomic_write_json(path, {"meta": dict(meta), "questions": items})
+
+
+def assessment_pairs(pool: Mapping[str, Sequence[str]], *, prefix: str = "") -> list[tuple[str, str, str]]:
+    """``[(pair id, question id, doc id)]`` in pool order; pair ids are ``<prefix>NNNNN`` counters,
+    so they say nothing about the method, the rank or the expected answer."""
+    out = []
+    for q, docs in pool.items():
+        for d in docs:
+            out.append((f"{prefix}{len(out) + 1:05d}", q, d))
+    return out
+
+
+def split_packets(pairs: Sequence[tuple[str, str, str]], max_pairs: int) -> list[list[tuple[str, str, str]]]:
+    """Consecutive packets of at most ``max_pairs`` pairs that never split one question's pairs."""
+    if max_pairs < 1:
+        raise GabaritoError(f"a packet needs room for at least one pair, not {max_pairs}")
+    packets, current = [], []
+    for i, pair in enumerate(pairs):
+        starts_question = i == 0 or pairs[i - 1][1] != pair[1]
+        if current and starts_question and len(current) + _question_size(pairs, i) > max_pairs:
+            packets.append(current)
+            current = []
+        current.append(pair)
+    if current:
+        packets.append(current)
+    return packets
+
+
+def _question_size(pairs: Sequence[tuple[str, str, str]], start: int) -> int:
+    q, n = pairs[start][1], 0
+    while start + n < len(pairs) and pairs[start + n][1] == q:
+        n += 1
+    return n
+
+
+def read_grades(path: str | Path, expected: Sequence[str], grades: Sequence[int] = (0, 1, 2)) -> dict[str, int]:
+    """An assessor's answer file: a JSON list of ``{"pair", "grade"}``, one per expected pair id.
+    A bad file is a one-line error naming the file and the record; nothing is returned half-read."""
+    import json
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GabaritoError("grades file not found", path=path) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GabaritoError(f"not a JSON list of grades ({exc})", path=path) from None
+    if not isinstance(data, list):
+        raise GabaritoError("expected a JSON list of {\"pair\", \"grade\"}", path=path)
+    out: dict[str, int] = {}
+    wanted = set(expected)
+    for i, rec in enumerate(data, start=1):
+        if not isinstance(rec, dict) or "pair" not in rec or "grade" not in rec:
+            raise GabaritoError("expected an object with 'pair' and 'grade'", path=path, record=i)
+        pid, grade = str(rec["pair"]), rec["grade"]
+        if pid not in wanted:
+            raise GabaritoError(f"unknown pair {pid!r}", path=path, record=i)
+        if pid in out:
+            raise GabaritoError(f"pair {pid!r} graded twice", path=path, record=i)
+        if isinstance(grade, bool) or grade not in grades:
+            raise GabaritoError(f"grade {grade!r} is not one of {list(grades)}", path=path, record=i)
+        out[pid] = int(grade)
+    missing = [p for p in expected if p not in out]
+    if missing:
+        raise GabaritoError(f"{len(missing)} pair(s) without a grade, first {missing[0]!r}", path=path)
+    return out
