@@ -35,3 +35,60 @@ def test_pool_file_names_no_method_and_sources_are_kept_apart(tmp_path):
     assert pool_sources(RUNS, pool, depth=2)["q1"]["c"] == ["vector"]
     with pytest.raises(GabaritoError):
         write_pool(tmp_path / "p.json", pool, {"q1": "only one"}, meta={})
+
+
+def test_pair_ids_are_counters_and_packets_keep_a_question_whole():
+    from gabarito.inputs.pools import assessment_pairs, split_packets
+
+    pool = {"q1": ["a", "b", "c"], "q2": ["d"], "q3": ["e", "f"]}
+    pairs = assessment_pairs(pool, prefix="P")
+    assert [p[0] for p in pairs] == ["P00001", "P00002", "P00003", "P00004", "P00005", "P00006"]
+    packets = split_packets(pairs, 4)
+    assert [[p[1] for p in pk] for pk in packets] == [["q1", "q1", "q1", "q2"], ["q3", "q3"]]
+    assert sum(map(len, split_packets(pairs, 1))) == 6  # a question larger than a packet still fits alone
+    with pytest.raises(GabaritoError):
+        split_packets(pairs, 0)
+
+
+def test_the_real_packets_leak_no_method_rank_or_expected_answer():
+    """What the assessors received: only pair ids, questions, concept names and descriptions."""
+    from pathlib import Path
+
+    base = Path(__file__).resolve().parents[2] / "case-studies" / "judgments"
+    packets = sorted((base / "packets").glob("packet_*.json"))
+    assert packets
+    for path in packets[:3]:
+        data = json.loads(path.read_text())
+        assert set(data) == {"packet", "guide", "n_pairs", "pairs"}
+        assert all(set(p) == {"pair", "question", "concept", "description"} for p in data["pairs"])
+    pool = json.loads((base / "pools" / "pool.json").read_text())
+    assert all(set(q) == {"id", "question", "candidates"} for q in pool["questions"])
+
+
+@pytest.mark.parametrize("content, message", [
+    ("not json", "not a JSON list"),
+    ('{"pair": "P1"}', "expected a JSON list"),
+    ('[{"pair": "P1", "grade": 3}]', "record 1.*grade 3 is not one of"),
+    ('[{"pair": "P1", "grade": 1}, {"pair": "P1", "grade": 1}]', "graded twice"),
+    ('[{"pair": "P9", "grade": 1}]', "unknown pair 'P9'"),
+    ('[{"pair": "P1", "grade": true}]', "grade True"),
+    ('[{"pair": "P1", "grade": 1}]', "1 pair\\(s\\) without a grade, first 'P2'"),
+])
+def test_a_bad_grades_file_is_one_line_naming_file_and_record(tmp_path, content, message):
+    from gabarito.inputs.pools import read_grades
+
+    path = tmp_path / "grades.json"
+    path.write_text(content)
+    with pytest.raises(GabaritoError, match=message) as err:
+        read_grades(path, ["P1", "P2"])
+    assert "grades.json" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_good_grades_are_read():
+    from gabarito.inputs.pools import read_grades
+    import tempfile, pathlib
+
+    with tempfile.TemporaryDirectory() as d:
+        p = pathlib.Path(d) / "g.json"
+        p.write_text('[{"pair": "P2", "grade": 0}, {"pair": "P1", "grade": 2}]')
+        assert read_grades(p, ["P1", "P2"]) == {"P1": 2, "P2": 0}

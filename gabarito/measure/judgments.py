@@ -1,0 +1,91 @@
+"""From assessors' grades to graded qrels, and what the single-answer gold misses.
+
+Two assessors grade every pooled (question, document) pair 0 / 1 / 2; a third grades only the
+pairs where they disagree, without seeing their grades. :func:`combine` turns that into one
+grade per pair:
+
+* the two assessors agree: their grade;
+* they disagree: the third assessor's grade (the adjudication);
+* the document is the question's *expected* one (the single-answer gold): grade 2, unless every
+  assessor who graded it gave 0 -- those cases are kept and counted as questions the gold may
+  have got wrong (``gold_rejected``), and then the pair takes the adjudicated grade.
+
+:func:`acceptable_misses` counts, for a method, the questions whose first result is not the
+expected document but was judged an acceptable (>= 1) or full (2) answer.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from gabarito.errors import GabaritoError
+from gabarito.measure.runs import Qrels
+
+
+def combine(a: Mapping[str, int], b: Mapping[str, int], c: Mapping[str, int],
+            key: Mapping[str, Mapping[str, str]], expected: Mapping[str, str]) -> dict:
+    """One grade per pair: ``{"pairs": {pair: {"question", "doc", "a", "b", "c", "grade",
+    "expected", "rule"}}, "gold_rejected": [pair ids], "n_disagreements"}``.
+
+    ``a``/``b``/``c`` map pair ids to grades (``c`` only for disagreements), ``key`` maps a pair
+    id to ``{"question", "concept"}``, ``expected`` maps a question id to its expected document.
+    ``rule`` says how the grade was decided: ``agreed``, ``adjudicated``, ``expected kept at 2``
+    or ``expected rejected by every assessor``.
+    """
+    if set(a) != set(key) or set(b) != set(key):
+        raise GabaritoError("both assessors must grade every pair of the key")
+    out, rejected, n_dis = {}, [], 0
+    for pid, k in key.items():
+        q, d = k["question"], k["concept"]
+        ga, gb = a[pid], b[pid]
+        gc = None
+        if ga != gb:
+            n_dis += 1
+            if pid not in c:
+                raise GabaritoError(f"pair {pid} has no adjudication (assessors gave {ga} and {gb})")
+            gc = c[pid]
+            grade, rule = gc, "adjudicated"
+        else:
+            grade, rule = ga, "agreed"
+        is_expected = expected.get(q) == d
+        if is_expected:
+            given = [g for g in (ga, gb, gc) if g is not None]
+            if all(g == 0 for g in given):
+                rejected.append(pid)
+                rule = "expected rejected by every assessor"
+            elif grade != 2:
+                grade, rule = 2, "expected kept at 2"
+        out[pid] = {"question": q, "doc": d, "a": ga, "b": gb, "c": gc, "grade": grade,
+                    "expected": is_expected, "rule": rule}
+    return {"pairs": out, "gold_rejected": rejected, "n_disagreements": n_dis}
+
+
+def graded_qrels(pairs: Mapping[str, Mapping], questions: Sequence[str]) -> Qrels:
+    """Qrels of ``questions`` from :func:`combine`'s pairs (every grade kept, 0 included)."""
+    wanted = set(questions)
+    judgments: dict[str, dict[str, int]] = {q: {} for q in questions}
+    for p in pairs.values():
+        if p["question"] in wanted:
+            judgments[p["question"]][p["doc"]] = int(p["grade"])
+    return Qrels(judgments)
+
+
+def acceptable_misses(run: Mapping[str, Sequence], expected: Mapping[str, str], qrels: Qrels) -> dict:
+    """Questions whose first result is not the expected document: how many, and how many of those
+    first results were judged >= 1 and == 2 (unjudged first results are counted apart)."""
+    from gabarito.measure.metrics import as_ranking
+
+    misses, partly, fully, unjudged = [], 0, 0, 0
+    for q, gold in expected.items():
+        top = as_ranking(run.get(q, []))[:1]
+        if not top or top[0] == gold:
+            continue
+        grade = qrels.get(q, {}).get(top[0])
+        misses.append({"question": q, "first": top[0], "grade": grade})
+        if grade is None:
+            unjudged += 1
+        elif grade >= 1:
+            partly += 1
+            fully += grade == 2
+    return {"n_questions": len(expected), "misses": len(misses), "acceptable": partly, "full_answers": fully,
+            "unjudged": unjudged, "rows": misses}
