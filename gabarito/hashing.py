@@ -25,8 +25,24 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def file_mode(mode: int = 0o666) -> int:
+    """``mode`` as the process umask leaves it: what ``open()`` or ``mkdir()`` would create
+    (``0o666`` for files, ``0o777`` for folders)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return mode & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # no /proc: read the umask by setting it (and putting it back)
+    os.umask(mask)
+    return mode & ~mask
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to a temp file beside ``path`` and rename it into place."""
+    """Write ``data`` to a temp file beside ``path``, fsync it and rename it into place; the file's
+    mode follows the umask (a temp file is created 0600)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -35,6 +51,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, file_mode())
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
-from gabarito.hashing import atomic_write_json, atomic_write_text, sha256_file
+from gabarito.hashing import atomic_write_json, atomic_write_text, file_mode, sha256_file  # noqa: F401 (file_mode re-exported)
 
 from gabarito.paths import ROOT  # noqa: E402
 
@@ -110,19 +110,6 @@ def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def file_mode(mode: int = 0o666) -> int:
-    """``mode`` as the process umask leaves it: what ``open()`` or ``mkdir()`` would create
-    (``0o666`` for files, ``0o777`` for folders)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return mode & ~int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)  # no /proc: read the umask by setting it (and putting it back)
-    os.umask(mask)
-    return mode & ~mask
 
 
 def append_jsonl(path: str | Path, record: Mapping) -> Path:

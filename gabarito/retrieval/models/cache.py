@@ -28,18 +28,16 @@ import json
 import os
 import re
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
-from gabarito.hashing import sha256_bytes, sha256_text
+from gabarito.hashing import atomic_write_bytes, file_mode, sha256_bytes, sha256_text
 from gabarito.retrieval.models.encoders import TextEncoder
 from gabarito.retrieval.models.fingerprint import model_fingerprint
 from gabarito.retrieval.models.sources import cache_dir
-from gabarito.study.records import file_mode
 
 #: Packs in a store before they are merged into one.
 MERGE_AT = 8
@@ -92,18 +90,8 @@ def read_pack(path: Path, dim: int | None = None) -> tuple[list[str], np.ndarray
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    """Write a new file: temp name beside it, fsync, rename; mode follows the umask."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a new file atomically (temp name beside it, fsync, rename); mode follows the umask."""
+    atomic_write_bytes(path, data)
 
 
 class EmbeddingCache:
