@@ -21,9 +21,15 @@ def flagship(results: Mapping) -> dict:
     main = results["sets"]["main"]
     m = main["metrics"]
     pick = {"bm25": "bm25", "vector": "vector", "fused": fused}
+    per_set = {}
+    for key, rs in results["sets"].items():
+        sm = rs["metrics"]
+        best = max(("bm25", "vector"), key=lambda x: (sm[x][f"RR@{k}"], x == "bm25"))
+        per_set[key] = {"n": rs["n"], "best_single": best, "rk": {a: sm[b][f"R@{k}"] for a, b in pick.items()}}
     return {"n": main["n"], "n_extended": results["sets"]["extended"]["n"], "k": k, "fused": fused,
             "r1": {a: m[b]["R@1"] for a, b in pick.items()}, "rk": {a: m[b][f"R@{k}"] for a, b in pick.items()},
-            "mrr": {a: m[b][f"RR@{k}"] for a, b in pick.items()}}
+            "mrr": {a: m[b][f"RR@{k}"] for a, b in pick.items()}, "sets": per_set,
+            "best_vector_sets": [s for s, v in per_set.items() if v["best_single"] == "vector"]}
 
 
 def _by_label(results: Mapping, label: str) -> Mapping:
