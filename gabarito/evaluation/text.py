@@ -58,5 +58,7 @@ def format_summary(record: dict) -> str:
                  f"{fp_unanswerable} of {s['n_unanswerable']} unanswerable (no score threshold applied)")
     t = record["timings"]
     lines.append(f"time: {t['total_s']:.1f}s (encode corpus {t['encode_corpus_s']:.1f}s, queries "
-                 f"{t['encode_queries_s']:.1f}s, index {t['index_s']:.1f}s, search {t['search_s']:.2f}s)")
+                 f"{t['encode_queries_s']:.1f}s, index {t['index_s']:.1f}s, search {t['search_s']:.2f}s"
+                 + (f", rerank {t['rerank_s']:.2f}s" if "rerank_s" in t else "")
+                 + (f", intervals {t['summary_s']:.1f}s" if "summary_s" in t else "") + ")")
     return "\n".join(lines)

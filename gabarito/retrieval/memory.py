@@ -26,7 +26,11 @@ ENGLISH_STOP = frozenset(
 
 
 def tokenize(text: str, stop: frozenset[str] = frozenset()) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in stop]
+    """Lower-case tokens as ArcadeDB's standard (Lucene) analyzer splits them -- UAX #29 word
+    boundaries, so ``foo:bar`` and ``e.g`` stay one token as they do in the database -- minus ``stop``."""
+    from gabarito.measure.parity import lucene_standard_tokens
+
+    return [t for t in lucene_standard_tokens(text) if t not in stop]
 
 
 def without_stop_words(text: str, stop: frozenset[str] = ENGLISH_STOP) -> str:

@@ -149,3 +149,12 @@ def test_bad_evaluation_exits_2_with_one_line_and_no_log(corpus, isolated):
     assert "'no-such-document' is not in the documents" in proc.stderr and "record 2" in proc.stderr
     assert proc.stdout == ""
     assert not log.exists() and not (isolated / "runs").exists()
+
+
+def test_total_time_includes_the_intervals(corpus, isolated):
+    """The printed total covers every step the user waits for, the bootstrap summary included."""
+    log = isolated / "runs" / "log.jsonl"
+    assert evaluate(corpus, log, "--method", "bm25") == 0
+    t = logged(log)[-1]["timings"]
+    steps = sum(v for k, v in t.items() if k != "total_s")
+    assert t["summary_s"] > 0 and t["total_s"] >= steps

@@ -31,3 +31,11 @@ def test_bm25_search_order():
     hits = BM25(DOCS).search("wind", 5)
     assert [d for d, _ in hits] == ["d3", "d1"] or [d for d, _ in hits] == ["d1", "d3"]
     assert all(s > 0 for _, s in hits)
+
+
+def test_memory_bm25_splits_words_as_the_database_does():
+    """ArcadeDB's standard analyzer keeps ``foo:bar`` (and ``U.S.A``) as one token; so does the memory engine."""
+    from gabarito.retrieval.memory import tokenize
+
+    assert tokenize("Codigo foo:bar no U.S.A.") == ["codigo", "foo:bar", "no", "u.s.a"]
+    assert tokenize("the end: final", stop=frozenset({"the"})) == ["end", "final"]
