@@ -83,17 +83,19 @@ def run(ctx) -> dict:
         pairs = list(doc["pairs"].values())
         runs = {m: Run.from_trec(FLAGSHIP / "runs" / f, name=m) for m, f in RUNS.items()}
         flagship = json.loads((FLAGSHIP / "results.json").read_text(encoding="utf-8"))
-        members, expected = {}, {}
+        members, expected, texts = {}, {}, {}
         for s in SETS:
             gold = json.loads((FLAGSHIP / flagship["sets"][s]["gold_file"]).read_text(encoding="utf-8"))
             members[s] = [p["id"] for p in gold["pairs"]]
             expected.update({p["id"]: p["gold"] for p in gold["pairs"]})
+            texts.update({p["id"]: p["question"] for p in gold["pairs"]})
     with ctx.phase("score"):
         sets = {}
         for s in SETS:
             wanted = set(members[s])
             sets[s] = score_set(ctx, s, members[s], [p for p in pairs if p["question"] in wanted], runs, expected)
-    rejected = [{**doc["pairs"][pid], "pair": pid, "set": next(s for s in SETS if doc["pairs"][pid]["question"] in members[s])}
+    rejected = [{**doc["pairs"][pid], "pair": pid, "text": texts[doc["pairs"][pid]["question"]],
+                 "set": next(s for s in SETS if doc["pairs"][pid]["question"] in members[s])}
                 for pid in doc["gold_rejected"]]
     fp = flagship["provenance"]
     return {
