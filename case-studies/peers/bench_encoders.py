@@ -1,0 +1,134 @@
+"""Encoding speed: sentence-transformers in torch vs the ONNX Runtime backend, and the thread and
+batch settings of the runtime, measured on real passages (the first CISI documents, in file order).
+
+Per model: torch (sentence-transformers' own loop, ``torch.get_num_threads()`` threads) and the
+ONNX Runtime backend at 1 and 2 intra-op threads and batch sizes 16, 32 and 64 (texts batched by
+token length). Every setting encodes the same passages, settings in rounds (each round runs
+every setting once, in the same order) so that load on the shared machine falls on all of them;
+passages per second from the fastest and the median round. Beside speed, the vectors: max |Δ|
+to torch per component and whether the top-10 passages of every CISI query are identical.
+
+    python case-studies/peers/bench_encoders.py                  # both models (~6 min)
+    python case-studies/peers/bench_encoders.py --models minilm --passages 64 --rounds 1
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "standard_collections"))
+
+from scaling_stages import load_average  # noqa: E402
+
+from gabarito.errors import GabaritoError, run_main  # noqa: E402
+from gabarito.inputs.collections import load_collection  # noqa: E402
+from gabarito.retrieval.models import Encoder, equivalence, onnx_backend  # noqa: E402
+from gabarito.study.runner import run_study, say  # noqa: E402
+from gabarito.study.spec import StudySpec  # noqa: E402
+
+MODELS = {"minilm": "sentence-transformers/all-MiniLM-L6-v2", "mpnet": "sentence-transformers/all-mpnet-base-v2"}
+SETTINGS = [("onnx", 1, 32), ("onnx", 2, 16), ("onnx", 2, 32), ("onnx", 2, 64)]
+
+
+def add_arguments(ap) -> None:
+    ap.add_argument("--models", default="minilm,mpnet")
+    ap.add_argument("--passages", type=int, default=256, help="CISI documents encoded per setting")
+    ap.add_argument("--rounds", type=int, default=2, help="times every setting encodes the passages")
+
+
+def encoders_for(model_id: str) -> tuple[Encoder, dict]:
+    """The torch encoder and one ONNX runner per (threads) setting, sharing the export."""
+    enc = Encoder(model_id, backend="torch")
+    path = onnx_backend.export(enc)
+    runners = {t: onnx_backend.OnnxTransformer(enc.model, path, t) for t in sorted({s[1] for s in SETTINGS})}
+    return enc, runners
+
+
+def model_stage(model_id: str, passages: list[str], queries: list[str], rounds: int) -> dict:
+    enc, runners = encoders_for(model_id)
+    fns = {"torch": lambda texts: enc.torch_encode(texts, batch_size=32)}
+    for _, threads, batch in SETTINGS:
+        fns[f"onnx_t{threads}_b{batch}"] = (lambda r, b: lambda texts: r.encode(texts, batch_size=b))(
+            runners[threads], batch)
+    for fn in fns.values():  # warm-up: first calls allocate
+        fn(passages[:8])
+    seconds = {name: [] for name in fns}
+    vectors = {}
+    for r in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            vectors[name] = fn(passages)
+            seconds[name].append(time.perf_counter() - t0)
+            say(f"  {model_id} round {r + 1}: {name} {len(passages) / seconds[name][-1]:.1f} passages/s")
+    q_torch = enc.torch_encode(queries)
+    q_onnx = runners[max(runners)].encode(queries)
+    out = {}
+    for name, secs in seconds.items():
+        row = {"seconds": secs, "passages_per_s_best": len(passages) / min(secs),
+               "passages_per_s_median": len(passages) / statistics.median(secs)}
+        if name != "torch":
+            row["vs_torch"] = equivalence.compare((vectors["torch"], q_torch), (vectors[name], q_onnx))
+        out[name] = row
+    torch_best = out["torch"]["passages_per_s_best"]
+    for row in out.values():
+        row["ratio_to_torch_best"] = row["passages_per_s_best"] / torch_best
+        row["ratio_to_torch_median"] = row["passages_per_s_median"] / out["torch"]["passages_per_s_median"]
+    onnx_names = [n for n in out if n != "torch"]
+    best = max(onnx_names, key=lambda n: out[n]["passages_per_s_median"])
+    return {"settings": out, "fastest_onnx_setting": best, "torch_threads": _torch_threads(),
+            "dim": enc.dim, "weights_sha256": enc.weights_sha256}
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+def run(ctx) -> dict:
+    names = [n.strip() for n in ctx.args.models.split(",") if n.strip()]
+    if not names or any(n not in MODELS for n in names) or ctx.args.passages < 8 or ctx.args.rounds < 1:
+        raise GabaritoError(f"--models from {sorted(MODELS)}, --passages >= 8, --rounds >= 1")
+    c = load_collection("cisi", mirror=ctx.mirror())
+    passages = [d.text for d in c.documents[:ctx.args.passages]]
+    queries = [q.query for q in c.judged_queries()]
+    load_start = load_average()
+    models = {}
+    for name in names:
+        with ctx.phase(f"encode {name}"):
+            models[name] = model_stage(MODELS[name], passages, queries, ctx.args.rounds)
+    load_end = load_average()
+    prov = ctx.provenance(corpus={"collection": "cisi", "passages": len(passages), "queries": len(queries)},
+                          model={n: {"model_id": MODELS[n], "weights_sha256": models[n]["weights_sha256"]}
+                                 for n in names},
+                          engine={"torch": onnx_backend.version("torch"),
+                                  "sentence-transformers": onnx_backend.version("sentence-transformers"),
+                                  "onnxruntime": onnx_backend.version("onnxruntime"), "opset": onnx_backend.OPSET},
+                          parameters={"settings": [list(s) for s in SETTINGS], "rounds": ctx.args.rounds,
+                                      "torch_batch_size": 32, "order": "settings in rounds, same order each round"})
+    prov["machine"].update(load_average_start=load_start, load_average_end=load_end,
+                           latency_valid=bool(load_start and load_end and max(load_start[0], load_end[0]) <= 1.0))
+    return {"provenance": prov, "models": models,
+            "passage_tokens": {"chars_mean": float(np.mean([len(p) for p in passages]))}}
+
+
+def main(argv=None) -> "NoReturn":  # noqa: F821
+    spec = dataclasses.replace(StudySpec.load(HERE / "study.json"), name="peers/encoders",
+                               title="Encoding speed: torch vs ONNX Runtime", results="encoders.json")
+
+    def main_(argv_):
+        run_study(spec, run, argv_, add_arguments=add_arguments, doc=__doc__)
+        return 0
+
+    run_main(main_, argv)
+
+
+if __name__ == "__main__":
+    main()
