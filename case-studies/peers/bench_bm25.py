@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "standard_collections"))
 
-from bm25_engines import LuceneBM25, TantivyBM25, distinct_terms  # noqa: E402
+from bm25_engines import LuceneBM25, TantivyBM25, dist_version, distinct_terms  # noqa: E402
 from scaling_stages import in_process, interleaved, load_average  # noqa: E402
 
 from gabarito.errors import GabaritoError  # noqa: E402
@@ -54,6 +54,9 @@ ENGINES = {
     "tantivy": "Tantivy, pre-tokenized with the same tokens (whitespace tokenizer); BM25 k1=1.2 b=0.75 are its "
                "fixed constants; document lengths stored in one byte (lossy)",
 }
+
+
+ENGINE_NAMES = {"lucene": "Lucene (Pyserini)", "bm25s": "bm25s", "tantivy": "Tantivy"}
 
 
 def add_arguments(ap) -> None:
@@ -188,12 +191,15 @@ def run(ctx) -> dict:
             collections[name] = collection_stage(ctx, name)
     load_end = load_average()
     prov = ctx.provenance(corpus={"collections": names}, model=None,
-                          engine={"arcadedb": f"arcadedb-embedded {package_version()}", **ENGINES},
+                          engine={"arcadedb": {"name": "ArcadeDB", "version": package_version(),
+                                               "package": "arcadedb-embedded"},
+                                  **{e: {"name": ENGINE_NAMES[e], "version": dist_version(d), "package": d}
+                                     for e, d in (("lucene", "pyserini"), ("bm25s", "bm25s"), ("tantivy", "tantivy"))}},
                           parameters={"k": K, "k1": ARCADEDB_BM25_K1, "b": ARCADEDB_BM25_B,
                                       "min_timed_queries": ctx.args.min_queries, "heap": ctx.args.heap,
                                       "timing": "wall clock per call, engines interleaved query by query, "
                                                 "one query at a time; in-process BLAS at 1 thread",
-                                      "english_stop_words": sorted(ENGLISH_STOP)})
+                                      "english_stop_words": sorted(ENGLISH_STOP), "engine_notes": ENGINES})
     prov["machine"].update(load_average_start=load_start, load_average_end=load_end,
                            latency_valid=bool(load_start and load_end and max(load_start[0], load_end[0]) <= 1.0))
     return {"provenance": prov, "collections": collections, "engines": ENGINES}

@@ -108,10 +108,10 @@ def run(ctx) -> dict:
     prov = ctx.provenance(corpus={"collection": "cisi", "passages": len(passages), "queries": len(queries)},
                           model={n: {"model_id": MODELS[n], "weights_sha256": models[n]["weights_sha256"]}
                                  for n in names},
-                          engine={"torch": onnx_backend.version("torch"),
-                                  "sentence-transformers": onnx_backend.version("sentence-transformers"),
-                                  "onnxruntime": onnx_backend.version("onnxruntime"), "opset": onnx_backend.OPSET},
+                          engine={d: {"name": d, "version": onnx_backend.version(d)}
+                                  for d in ("torch", "sentence-transformers", "onnxruntime")},
                           parameters={"settings": [list(s) for s in SETTINGS], "rounds": ctx.args.rounds,
+                                      "onnx_opset": onnx_backend.OPSET,
                                       "torch_batch_size": 32, "order": "settings in rounds, same order each round"})
     prov["machine"].update(load_average_start=load_start, load_average_end=load_end,
                            latency_valid=bool(load_start and load_end and max(load_start[0], load_end[0]) <= 1.0))

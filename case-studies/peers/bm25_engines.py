@@ -56,7 +56,7 @@ class TantivyBM25:
         writer.wait_merging_threads()
         self.index.reload()
         self.searcher = self.index.searcher()
-        self.version = getattr(tantivy, "__version__", None) or _dist_version("tantivy")
+        self.version = getattr(tantivy, "__version__", None) or dist_version("tantivy")
 
     def search(self, question: str, k: int) -> list[tuple[str, float]]:
         terms = distinct_terms(question)
@@ -104,7 +104,7 @@ class LuceneBM25:
         self.searcher = LuceneSearcher(self.dir)
         self.searcher.set_analyzer(autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
         self.searcher.set_bm25(ARCADEDB_BM25_K1, ARCADEDB_BM25_B)
-        self.version = _dist_version("pyserini")
+        self.version = dist_version("pyserini")
 
     def search(self, question: str, k: int) -> list[tuple[str, float]]:
         terms = distinct_terms(question)
@@ -114,7 +114,7 @@ class LuceneBM25:
         return _ranked(((h.docid, float(h.score)) for h in hits), k)
 
 
-def _dist_version(dist: str) -> str:
+def dist_version(dist: str) -> str:
     from importlib import metadata
 
     try:

@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.hashing import atomic_write_bytes, sha256_file
+from gabarito.hashing import atomic_write_bytes, file_mode, sha256_file
 from gabarito.retrieval.models.fingerprint import model_fingerprint
 from gabarito.retrieval.models.sources import cache_dir
 
@@ -126,6 +126,7 @@ def export(encoder: Any) -> Path:
                                   dynamic_axes={**{k: {0: "batch", 1: "tokens"} for k in names},
                                                 "token_embeddings": {0: "batch", 1: "tokens"}},
                                   opset_version=OPSET, dynamo=False)
+            os.chmod(tmp, file_mode())  # mkstemp made it 0600: follow the umask like every cache file
             os.replace(tmp, target)
         finally:
             if os.path.exists(tmp):
