@@ -18,7 +18,6 @@ so the page can state what their cold run would add and on what basis.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import subprocess
@@ -32,8 +31,8 @@ sys.path.insert(0, str(ROOT / "case-studies" / "standard_collections"))
 
 from scaling_stages import load_average  # noqa: E402
 
-from gabarito.errors import GabaritoError, run_main  # noqa: E402
-from gabarito.study.runner import run_study, say  # noqa: E402
+from gabarito.errors import GabaritoError  # noqa: E402
+from gabarito.study.runner import say, variant_main  # noqa: E402
 from gabarito.study.spec import StudySpec, all_studies  # noqa: E402
 
 PEERS = ROOT / "case-studies" / "peers"
@@ -152,14 +151,8 @@ def run(ctx) -> dict:
 
 
 def main(argv=None) -> "NoReturn":  # noqa: F821
-    spec = dataclasses.replace(StudySpec.load(PEERS / "study.json"), name="peers/budget",
-                               title="What a rerun costs: cold and warm wall time by phase", results="budget.json")
-
-    def main_(argv_):
-        run_study(spec, run, argv_, add_arguments=add_arguments, doc=__doc__)
-        return 0
-
-    run_main(main_, argv)
+    variant_main(PEERS, run, add_arguments, name="peers/budget", title="What a rerun costs: cold and warm wall time by phase",
+                 results="budget.json", doc=__doc__, argv=argv)
 
 
 if __name__ == "__main__":

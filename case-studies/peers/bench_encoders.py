@@ -14,7 +14,6 @@ to torch per component and whether the top-10 passages of every CISI query are i
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 import sys
 import time
@@ -27,11 +26,10 @@ sys.path.insert(0, str(HERE.parent / "standard_collections"))
 
 from scaling_stages import load_average  # noqa: E402
 
-from gabarito.errors import GabaritoError, run_main  # noqa: E402
+from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.inputs.collections import load_collection  # noqa: E402
 from gabarito.retrieval.models import Encoder, equivalence, onnx_backend  # noqa: E402
-from gabarito.study.runner import run_study, say  # noqa: E402
-from gabarito.study.spec import StudySpec  # noqa: E402
+from gabarito.study.runner import say, variant_main  # noqa: E402
 
 MODELS = {"minilm": "sentence-transformers/all-MiniLM-L6-v2", "mpnet": "sentence-transformers/all-mpnet-base-v2"}
 SETTINGS = [("onnx", 1, 32), ("onnx", 2, 16), ("onnx", 2, 32), ("onnx", 2, 64)]
@@ -120,14 +118,8 @@ def run(ctx) -> dict:
 
 
 def main(argv=None) -> "NoReturn":  # noqa: F821
-    spec = dataclasses.replace(StudySpec.load(HERE / "study.json"), name="peers/encoders",
-                               title="Encoding speed: torch vs ONNX Runtime", results="encoders.json")
-
-    def main_(argv_):
-        run_study(spec, run, argv_, add_arguments=add_arguments, doc=__doc__)
-        return 0
-
-    run_main(main_, argv)
+    variant_main(HERE, run, add_arguments, name="peers/encoders", title="Encoding speed: torch vs ONNX Runtime",
+                 results="encoders.json", doc=__doc__, argv=argv)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ least 1) fits in ``--budget-s``; otherwise the extrapolation is recorded as such
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -37,12 +36,11 @@ from scaling_stages import (K, MODEL, in_process, ingest_synthetic, interleaved,
                             rss, start_server, synthetic_schema)
 from vector_engines import EF_CONSTRUCTION, ENGINES, M, dist_version, rss_mb  # noqa: E402
 
-from gabarito.errors import GabaritoError, run_main  # noqa: E402
+from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.inputs.collections import load_collection  # noqa: E402
 from gabarito.measure.scaling import exact_topk, extrapolate_seconds, loglog_fit, perturbed_copies, recall_at_k  # noqa: E402
 from gabarito.retrieval.arcadedb import ArcadeClient, package_version  # noqa: E402
-from gabarito.study.runner import run_study, say  # noqa: E402
-from gabarito.study.spec import StudySpec  # noqa: E402
+from gabarito.study.runner import say, variant_main  # noqa: E402
 
 WIDTHS = (20, 100, 200)
 
@@ -223,15 +221,9 @@ def _mem_total_gb() -> float | None:
 
 
 def main(argv=None) -> "NoReturn":  # noqa: F821
-    spec = dataclasses.replace(StudySpec.load(HERE / "study.json"), name="peers/vectors",
-                               title="Vector search: ArcadeDB beside FAISS, hnswlib, usearch and numpy",
-                               results="vectors.json")
-
-    def main_(argv_):
-        run_study(spec, run, argv_, add_arguments=add_arguments, doc=__doc__)
-        return 0
-
-    run_main(main_, argv)
+    variant_main(HERE, run, add_arguments, name="peers/vectors",
+                 title="Vector search: ArcadeDB beside FAISS, hnswlib, usearch and numpy", results="vectors.json",
+                 doc=__doc__, argv=argv)
 
 
 if __name__ == "__main__":

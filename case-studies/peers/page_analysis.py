@@ -178,3 +178,45 @@ def encode_estimate_s(n_texts: int, encoders: Mapping, model: str) -> float:
     (median round): the basis of the cold estimate for a study that was not run cold here."""
     m = encoders["models"][model]
     return n_texts / m["settings"][m["fastest_onnx_setting"]]["passages_per_s_median"]
+
+
+#: The targets of the cost page (issue 14): the whole report cold, warm, and a site rebuild with no change.
+TARGETS = {"cold_total_s": 45 * 60, "warm_total_s": 3 * 60, "site_no_change_s": 15}
+
+
+def classic_encode_estimate_s(bm25: Mapping, encoders: Mapping) -> float:
+    """The classic-collections study encodes every document and query with both models; at the
+    fastest measured ONNX rate (CISI passages), that many texts take this many seconds."""
+    texts = sum(c["n_docs"] + c["n_queries"] for c in bm25["collections"].values())
+    return sum(encode_estimate_s(texts, encoders, model) for model in encoders["models"])
+
+
+def budget_summary(budget: Mapping, encoders: Mapping, bm25: Mapping, backend: str = "auto") -> dict:
+    """Per study, cold and warm seconds and how each is known: ``measured`` here, or from the
+    committed (warm) run, with the classic collections' cold run estimated from the encoding
+    rate (:func:`classic_encode_estimate_s`); the totals and the targets beside them."""
+    rows = []
+    for study, runs in budget["measured"].items():
+        cold, warm = runs.get(f"cold_{backend}") or {}, runs.get(f"warm_{backend}") or {}
+        torch = runs.get("cold_torch") or {}
+        rows.append({"study": study, "cold_s": cold.get("wall_s"), "warm_s": warm.get("wall_s"),
+                     "cold_torch_s": torch.get("wall_s"), "cold_basis": "measured", "warm_basis": "measured"})
+    for r in committed_rows(budget):
+        extra = classic_encode_estimate_s(bm25, encoders) if r["study"] == "standard_collections" else None
+        rows.append({"study": r["study"], "warm_s": r["wall_s"], "warm_basis": "committed",
+                     "cold_s": r["wall_s"] + (extra or 0.0), "cold_torch_s": None,
+                     "cold_basis": "estimated_encoding" if extra else "committed_no_encoding"})
+    cold = sum(r["cold_s"] or 0.0 for r in rows)
+    warm = sum(r["warm_s"] or 0.0 for r in rows)
+    site = budget.get("site") or {}
+    return {"rows": rows, "cold_total_s": cold, "warm_total_s": warm, "site_no_change_s": site.get("no_change_s"),
+            "site_first_s": site.get("first_s"), "targets": TARGETS,
+            "met": {"cold": cold <= TARGETS["cold_total_s"], "warm": warm <= TARGETS["warm_total_s"],
+                    "site": site.get("no_change_s") is not None and site["no_change_s"] <= TARGETS["site_no_change_s"]},
+            "slowest_warm": max(rows, key=lambda r: r["warm_s"] or 0.0)["study"] if rows else None}
+
+
+def slowest_categories(budget: Mapping, study: str, n: int = 3) -> list[tuple[str, float]]:
+    """The ``n`` costliest phase categories of a study's committed run (what holds its warm time)."""
+    phases = (budget["not_run_committed"].get(study) or {}).get("phases_s")
+    return sorted(by_category(phases).items(), key=lambda kv: -kv[1])[:n]

@@ -180,3 +180,19 @@ def study_main(script: str | Path, run: Run, add_arguments=None, argv=None) -> "
         return 0
 
     run_main(main, argv)
+
+
+def variant_main(study_dir: str | Path, run: Run, add_arguments=None, *, name: str, title: str, results: str,
+                 doc: str | None = None, argv=None) -> "NoReturn":  # noqa: F821
+    """Entry point of a benchmark that shares a study's ``study.json`` (its gold, seed and
+    resamples) but runs under its own ``name`` and writes its own ``results`` file."""
+    import dataclasses
+
+    spec = dataclasses.replace(StudySpec.load(Path(study_dir) / "study.json"), name=name, title=title,
+                               results=results)
+
+    def main(argv_):
+        run_study(spec, run, argv_, add_arguments=add_arguments, doc=doc)
+        return 0
+
+    run_main(main, argv)

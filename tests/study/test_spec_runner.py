@@ -92,3 +92,20 @@ def test_provenance_records_the_tree_as_it_was_when_the_run_started(tmp_path, mo
     assert clean["dirty"] is False and len(clean["commit"]) == 40
     dirty = json.loads(run_study(spec, run, []).read_text())["provenance"]["git"]  # runs.trec changed: dirty now
     assert dirty["dirty"] is True
+
+
+def test_variant_main_shares_the_gold_and_writes_its_own_file(tmp_path):
+    from gabarito.study.runner import variant_main
+
+    spec = _study(tmp_path)
+
+    def run(ctx):
+        assert list(ctx.gold_sha256) == ["questions.json"] and ctx.args.extra == 5
+        return {"provenance": ctx.provenance(corpus={}, model=None, engine={"name": "none"}, parameters={})}
+
+    with pytest.raises(SystemExit) as done:
+        variant_main(spec.dir, run, lambda ap: ap.add_argument("--extra", type=int, default=5),
+                     name="toy/bench", title="A toy benchmark", results="bench.json", argv=[])
+    assert done.value.code == 0 and not (spec.dir / "results.json").exists()
+    out = json.loads((spec.dir / "bench.json").read_text())
+    assert out["study"] == "toy/bench" and out["title"] == "A toy benchmark"
