@@ -45,7 +45,7 @@ def encoders_for(model_id: str) -> tuple[Encoder, dict]:
     """The torch encoder and one ONNX runner per (threads) setting, sharing the export."""
     enc = Encoder(model_id, backend="torch")
     path = onnx_backend.export(enc)
-    runners = {t: onnx_backend.OnnxTransformer(enc.model, path, t) for t in sorted({s[1] for s in SETTINGS})}
+    runners = {t: onnx_backend.OnnxTransformer(enc.model, path, t, max_batch=None) for t in sorted({s[1] for s in SETTINGS})}
     return enc, runners
 
 

@@ -116,3 +116,17 @@ def test_a_mismatch_falls_back_to_torch_with_one_notice(tmp_path, monkeypatch, c
     assert not kept["equivalent"] and kept["max_abs_delta"] > 1e-4
     with pytest.raises(GabaritoError, match="ONNX Runtime backend .* unavailable"):
         Encoder(MINILM, backend="onnx")
+
+
+@pytest.mark.integration
+def test_batches_are_length_sorted_and_capped(in_cache, monkeypatch):
+    enc = Encoder(MINILM)
+    seen = []
+    real = onnx_backend.OnnxTransformer._batch
+    monkeypatch.setattr(onnx_backend.OnnxTransformer, "_batch", lambda self, texts: seen.append(texts) or real(self, texts))
+    texts = [("word " * (i % 7)) + str(i) for i in range(40)]
+    vecs = enc.encode(texts, batch_size=64)
+    assert [len(b) for b in seen] == [onnx_backend.MAX_BATCH] * 2 + [40 - 2 * onnx_backend.MAX_BATCH]
+    lengths = [len(t.split()) for b in seen for t in b]
+    assert lengths == sorted(lengths, reverse=True)  # longest first: a batch pads to texts of its own length
+    assert float(np.abs(vecs - enc.torch_encode(texts)).max()) < 1e-5  # rows back in the callers' order

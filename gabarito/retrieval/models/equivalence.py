@@ -86,7 +86,8 @@ def verdict_key(runner: onnx_backend.OnnxTransformer) -> dict:
     passages, queries = sample()
     return {"onnx_sha256": runner.sha256, "onnxruntime": onnx_backend.version("onnxruntime"),
             "torch": onnx_backend.version("torch"), "sentence-transformers": onnx_backend.version("sentence-transformers"),
-            "sample_sha256": sha256_text(json.dumps([passages, queries])), "tolerance": TOLERANCE}
+            "sample_sha256": sha256_text(json.dumps([passages, queries])), "tolerance": TOLERANCE,
+            "max_batch": onnx_backend.MAX_BATCH}
 
 
 def verdict(encoder: Any, runner: onnx_backend.OnnxTransformer) -> dict:

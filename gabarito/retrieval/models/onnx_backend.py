@@ -43,6 +43,9 @@ BACKENDS = ("auto", "torch", "onnx")
 #: Threads for ONNX Runtime's intra-op pool. ``None``: every core. Measured on this machine by
 #: ``case-studies/peers/bench_encoders.py`` (``case-studies/peers/results/encoders.json``).
 THREADS_ENV = "GABARITO_ONNX_THREADS"
+#: Largest batch the runtime is given, whatever the caller asks: 16 was the fastest of 16, 32 and 64
+#: for both models on this machine (``encoders.json``); larger batches of long texts ran slower.
+MAX_BATCH = 16
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 Notice = Callable[[str], None]
 
@@ -150,6 +153,7 @@ class OnnxTransformer:
     model: Any           # the loaded SentenceTransformer: tokeniser and the modules after the transformer
     path: Path
     intra_op_threads: int | None = None
+    max_batch: int | None = MAX_BATCH  # None: the caller's batch size as it is (the benchmark)
 
     def __post_init__(self):
         import onnxruntime as ort
@@ -183,6 +187,7 @@ class OnnxTransformer:
         return vecs.numpy().astype(np.float32)
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:
+        """Vectors of ``texts``, longest first in batches of at most ``min(batch_size, max_batch)``."""
         texts = list(texts)
         if not texts:
             get_dim = getattr(self.model, "get_embedding_dimension", None) or \
@@ -190,11 +195,12 @@ class OnnxTransformer:
             return np.zeros((0, int(get_dim())), dtype=np.float32)
         order = np.argsort([-n for n in self.lengths(texts)], kind="stable")
         out: np.ndarray | None = None
+        step = max(1, min(int(batch_size), self.max_batch or int(batch_size)))
         from tqdm import tqdm
 
         with tqdm(total=len(texts), unit="text", desc="onnxruntime", disable=not progress) as bar:
-            for start in range(0, len(texts), max(1, int(batch_size))):
-                rows = order[start:start + max(1, int(batch_size))]
+            for start in range(0, len(texts), step):
+                rows = order[start:start + step]
                 vecs = self._batch([texts[i] for i in rows])
                 if out is None:
                     out = np.empty((len(texts), vecs.shape[1]), dtype=np.float32)
