@@ -10,9 +10,9 @@ search widths (efSearch / expansion_search 20, 100, 200; ArcadeDB's through the 
 ``vector.neighbors``), every engine and width timed interleaved query by query, one query at a
 time. The HTTP floor (``SELECT 1``) is timed in the same loop.
 
-1,000,000 rows: the exact engines always (they need only the matrix); the graph engines and
-ArcadeDB only when their build time extrapolated from the measured sizes (log-log fit, slope at
-least 1) fits in ``--budget-s``; otherwise the extrapolation is recorded as such.
+1,000,000 rows: the exact engines always (they need only the matrix); each graph engine, and
+ArcadeDB, only when its build time extrapolated from the measured sizes (log-log fit, slope at
+least 1) fits in ``--budget-s``; for the others the extrapolation is recorded as such.
 
     python case-studies/peers/bench_vectors.py                       # 10k, 100k, 1M (~15 min)
     python case-studies/peers/bench_vectors.py --sizes 2000 --large 0 --base adi   # quick
@@ -82,9 +82,11 @@ def arcadedb_part(n: int, base: np.ndarray, args, seed: int, db_root: Path):
     return matrix, server, client, knn, {"ingest_s": ingest_s, "build_s": build_s, "memory_mb": mem}
 
 
-def build_in_process(matrix: np.ndarray, which) -> dict:
+def build_in_process(matrix: np.ndarray, which, estimates: dict | None = None) -> dict:
     built = {}
     for cls in which:
+        eta = ((estimates or {}).get(cls.name) or {}).get("estimated_s")
+        say(f"  {cls.name}: building {len(matrix)} vectors" + (f" (~{eta:.0f} s estimated)" if eta else ""))
         before = rss_mb()
         t0 = time.perf_counter()
         engine = cls(matrix)
@@ -108,17 +110,22 @@ def search_fns(built: dict, arcade_knn) -> dict:
     return fns
 
 
-def size_stage(n: int, base, queries, args, seed: int, db_root: Path, *, graph: bool) -> dict:
-    say(f"== {n} vectors ({'every engine' if graph else 'exact engines only'})")
+def size_stage(n: int, base, queries, args, seed: int, db_root: Path, *, graph: set[str] | None = None,
+               estimates: dict | None = None) -> dict:
+    """One size: every engine (``graph`` None), or the exact ones and the graph engines named in
+    ``graph`` (``"arcadedb"`` among them for the server)."""
+    which = "every engine" if graph is None else "exact engines and " + (", ".join(sorted(graph)) or "no graph engine")
+    say(f"== {n} vectors ({which})")
     arcade, server, client, knn = {}, None, None, None
     try:
-        if graph:
+        if graph is None or "arcadedb" in graph:
             matrix, server, client, knn, arcade = arcadedb_part(n, base, args, seed, db_root)
         else:
             matrix = np.empty((n, base.shape[1]), dtype=np.float32)
             for start, block in perturbed_copies(base, n, sigma=args.sigma, seed=seed, chunk=10_000):
                 matrix[start:start + len(block)] = block
-        built = build_in_process(matrix, [c for c in ENGINES if graph or c.exact])
+        built = build_in_process(matrix, [c for c in ENGINES if graph is None or c.exact or c.name in graph],
+                                 estimates)
         _single_thread_faiss()
         exact = exact_topk(matrix, queries, K).tolist()
         fns = search_fns(built, knn)
@@ -163,8 +170,9 @@ def large_plan(stages: dict, large: int, budget_s: float) -> dict:
         slope = max(1.0, loglog_fit(sizes, ys)["slope"]) if len(sizes) > 1 else 1.0
         est[name] = {"estimated_s": extrapolate_seconds(sizes[-1], ys[-1], large, slope), "slope": slope,
                      "from": {str(s): y for s, y in zip(sizes, ys)}}
-    worst = max(v["estimated_s"] for v in est.values())
+    worst = max(v["estimated_s"] for v in est.values())  # run_graph_engines: every one fits
     return {"estimates": est, "budget_s": budget_s, "run_graph_engines": worst <= budget_s,
+            "run": sorted(k for k, v in est.items() if v["estimated_s"] <= budget_s),
             "total_estimated_s": sum(v["estimated_s"] for v in est.values())}
 
 
@@ -182,15 +190,15 @@ def run(ctx) -> dict:
     stages, plan = {}, None
     for n in sizes:
         with ctx.phase(f"vectors {n}"):
-            stages[str(n)] = size_stage(n, base, queries, args, ctx.seed, db_root, graph=True)
+            stages[str(n)] = size_stage(n, base, queries, args, ctx.seed, db_root)
     if args.large and args.large > sizes[-1]:
         plan = large_plan(stages, args.large, args.budget_s)
-        say(f"== {args.large}: graph engines {'run' if plan['run_graph_engines'] else 'extrapolated'} "
+        say(f"== {args.large}: graph engines run: {', '.join(plan['run']) or 'none'} "
             f"(estimated builds: " + ", ".join(f"{k} {v['estimated_s'] / 60:.1f} min"
                                                for k, v in plan["estimates"].items()) + ")")
         with ctx.phase(f"vectors {args.large}"):
             stages[str(args.large)] = size_stage(args.large, base, queries, args, ctx.seed, db_root,
-                                                 graph=plan["run_graph_engines"])
+                                                 graph=set(plan["run"]), estimates=plan["estimates"])
     load_end = load_average()
     prov = ctx.provenance(
         corpus={"base": f"{args.base} all-MiniLM-L6-v2 document vectors + N(0, sigma^2) noise, renormalised",
