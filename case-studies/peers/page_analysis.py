@@ -220,3 +220,15 @@ def slowest_categories(budget: Mapping, study: str, n: int = 3) -> list[tuple[st
     """The ``n`` costliest phase categories of a study's committed run (what holds its warm time)."""
     phases = (budget["not_run_committed"].get(study) or {}).get("phases_s")
     return sorted(by_category(phases).items(), key=lambda kv: -kv[1])[:n]
+
+
+def vector_summary(vectors: Mapping, width: int = 100) -> dict:
+    """At the largest size ArcadeDB ran and the given width: each engine's qps ratio to ArcadeDB
+    and recall@10, ArcadeDB's own recall and qps."""
+    rows = [r for r in vector_rows(vectors) if r["ratio"] is not None]
+    n = max(r["n"] for r in rows if r["engine"] == "arcadedb_vector")
+    at = [r for r in rows if r["n"] == n and (r["width"] in (width, None))]
+    arcade = next(r for r in at if r["engine"] == "arcadedb_vector")
+    return {"n": n, "width": width, "arcadedb": {"recall": arcade["recall"], "qps": arcade["qps"]},
+            "engines": {r["engine"]: {"ratio": r["ratio"], "recall": r["recall"]} for r in at
+                        if r["engine"] != "arcadedb_vector"}}
