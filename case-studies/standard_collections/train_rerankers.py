@@ -1,0 +1,180 @@
+"""A cross-encoder trained here, leave one collection out, and measured as a second reading.
+
+For each held-out collection (Cranfield, NPL, CISI) a cross-encoder is trained from
+all-MiniLM-L6-v2's BERT weights (plus a new one-output head) on the judgments of the four other
+classic collections: positives are judged relevant documents, hard negatives come from the
+ArcadeDB BM25 (English analyzer) run's top 30 -- judged non-relevant when the collection judged
+them, assumed non-relevant otherwise (the counts of each are recorded). Cranfield's "source
+document" rows (grade 0 in the frozen qrels) are neither positives nor negatives.
+
+On the held-out collection the trained reader re-reads the top N (N in 5, 10, 20, 50) of three
+first stages committed by ``run_study.py`` (``runs/<collection>.<method>.trec``): BM25, dense
+all-mpnet-base-v2 and their RRF. Each variant is scored with the shared scorer (means, 95%
+bootstrap intervals, Holm-corrected paired tests), and the first stage's recall@N is the ceiling.
+The cost per pair is measured while scoring; it is marked not valid when the one-minute load
+average was above 1.0 before scoring (the scoring's own threads raise it afterwards).
+
+Weights are not committed: a model is cached under ``.cache/cross-encoders/`` with its training
+record, and reused only when its weights' sha256 matches the record (``--retrain`` ignores it).
+
+    gabarito study trained_rerankers      # or: python case-studies/standard_collections/train_rerankers.py
+    python case-studies/standard_collections/train_rerankers.py --folds npl --steps 50   # quick
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run_study import load_checked  # noqa: E402
+
+from gabarito.hashing import atomic_write_json, sha256_file, sha256_text  # noqa: E402
+from gabarito.measure.runs import Qrels, Run  # noqa: E402
+from gabarito.measure.score import score_runs  # noqa: E402
+from gabarito.retrieval.models import cache_dir  # noqa: E402
+from gabarito.retrieval.pipeline import SecondReading  # noqa: E402
+from gabarito.retrieval.protocol import Queries  # noqa: E402
+from gabarito.retrieval.rerank import CrossEncoderReranker  # noqa: E402
+from gabarito.retrieval.rerank.memo import MemoReader  # noqa: E402
+from gabarito.retrieval.rerank.training import PairPlan, TrainingConfig, build_pairs, cached_weights_match, \
+    train_cross_encoder  # noqa: E402
+from gabarito.study.runner import say, variant_main  # noqa: E402
+
+COLLECTIONS = ("adi", "cranfield", "cisi", "medline", "npl")
+FOLDS = ("cranfield", "npl", "cisi")
+NEGATIVES_FROM = "bm25_arcadedb_english"
+FIRST_STAGES = {"bm25": "bm25_arcadedb_english", "dense": "dense_mpnet", "rrf": "rrf_mpnet"}
+NS = (5, 10, 20, 50)
+MEASURES = ("nDCG@10", "RR@10", "AP@100")
+TESTED = ("nDCG@10", "RR@10")
+NOT_RELEVANCE = {"cranfield": 0}  # Cranfield's grade 0 rows are the query's source document
+MAX_LOAD = 1.0
+
+
+def add_arguments(ap):
+    ap.add_argument("--folds", default=",".join(FOLDS), help="held-out collections, comma separated")
+    ap.add_argument("--steps", type=int, default=250, help="training steps per fold (batch 16)")
+    ap.add_argument("--time-limit", type=float, default=1080.0, help="wall-clock guard per fold, seconds")
+    ap.add_argument("--max-length", type=int, default=256, help="tokens per (query, text) pair")
+    ap.add_argument("--retrain", action="store_true", help="train again even when a cached model matches")
+
+
+def _excluded(name: str, qrels) -> dict:
+    grade = NOT_RELEVANCE.get(name)
+    if grade is None:
+        return {}
+    return {q: {d for d, g in judged.items() if g == grade} for q, judged in qrels.items()}
+
+
+def _graded(name: str, qrels) -> Qrels:
+    """The judgments a metric reads: without the rows that are not relevance grades."""
+    skip = _excluded(name, qrels)
+    return Qrels({q: {d: g for d, g in judged.items() if d not in skip.get(q, ())} for q, judged in qrels.items()})
+
+
+def _run_file(name: str, method: str) -> Path:
+    return HERE / "runs" / f"{name}.{method}.trec"
+
+
+def _training_pairs(collections: dict, train_on: list[str], seed: int) -> list:
+    pairs = []
+    for name in train_on:
+        c = collections[name]
+        queries = {q.id: q.query for q in c.judged_queries()}
+        docs = {d.id: d.text for d in c.documents}
+        candidates = Run.from_trec(_run_file(name, NEGATIVES_FROM))
+        pairs += build_pairs(queries, docs, c.qrels, {q: candidates.ids(q) for q in candidates},
+                             PairPlan(seed=seed), exclude=_excluded(name, c.qrels), prefix=f"{name}:")
+    return pairs
+
+
+def _trained_model(ctx, held: str, pairs: list, config: TrainingConfig) -> tuple[Path, dict]:
+    """The fold's model folder and its training record, from the cache when its weights match."""
+    key = sha256_text(json.dumps({"config": config.__dict__, "pairs": [(p.query_id, p.doc_id, p.label) for p in pairs]},
+                                 sort_keys=True, default=str))[:16]
+    folder = cache_dir() / "cross-encoders" / f"heldout-{held}-{key}"
+    record_path = folder.with_suffix(".json")
+    if not ctx.args.retrain and record_path.exists():
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+        if cached_weights_match(folder, record["weights_sha256"]):
+            say(f"trained_rerankers: {held}: cached model {folder.name} (weights sha256 matches)")
+            return folder, {**record, "reused": True}
+    with ctx.phase(f"train (held out: {held})"):
+        record = train_cross_encoder(pairs, config, folder)
+    atomic_write_json(record_path, record)
+    return folder, {**record, "reused": False}
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _evaluate(ctx, c, reader: MemoReader) -> dict:
+    judged = c.judged_queries()
+    queries = Queries([q.id for q in judged], [q.query for q in judged])
+    texts = {d.id: d.text for d in c.documents}
+    qrels = _graded(c.name, c.qrels)
+    out = {}
+    for stage, method in FIRST_STAGES.items():
+        first = Run.from_trec(_run_file(c.name, method)).cut(max(NS))
+        runs = {stage: first}
+        with ctx.phase(f"second reading ({c.name})"):
+            for n in NS:
+                runs[f"{stage}+ce@{n}"] = SecondReading(reader, texts, n=n)(queries, first)
+        ceiling = score_runs({stage: first}, qrels, [f"R@{n}" for n in NS], resamples=ctx.resamples, seed=ctx.seed)
+        scored = score_runs(runs, qrels, MEASURES, tested=TESTED, resamples=ctx.resamples, seed=ctx.seed,
+                            order=None)
+        out[stage] = {
+            "method": method, "run_sha256": sha256_file(_run_file(c.name, method)), "n_queries": scored["n"],
+            "ceiling": {f"R@{n}": ceiling["metrics"][stage][f"R@{n}"] for n in NS},
+            "metrics": scored["metrics"], "ci95": scored["ci"],
+            "tests": [t for t in scored["tests"] if t["b"] == stage or t["a"] == stage],
+            "per_query_nDCG@10": {k: scored["per_query"][k]["nDCG@10"] for k in (stage, f"{stage}+ce@20")},
+        }
+    return out
+
+
+def run(ctx) -> dict:
+    args = ctx.args
+    folds = [f.strip() for f in args.folds.split(",") if f.strip()]
+    with ctx.phase("load collections"):
+        collections = {name: load_checked(ctx, name) for name in COLLECTIONS}
+    results = {}
+    for held in folds:
+        train_on = [n for n in COLLECTIONS if n != held]
+        pairs = _training_pairs(collections, train_on, ctx.seed)
+        config = TrainingConfig(max_steps=args.steps, seed=ctx.seed, max_length=args.max_length,
+                                time_limit_s=args.time_limit)
+        folder, record = _trained_model(ctx, held, pairs, config)
+        reader = MemoReader(CrossEncoderReranker(folder, max_length=args.max_length, batch_size=32))
+        load_before = _load()
+        stages = _evaluate(ctx, collections[held], reader)
+        load_after = _load()
+        per_pair_ms = 1000 * reader.seconds / max(reader.pairs_scored, 1)
+        valid = load_before[0] <= MAX_LOAD  # the scoring's own two threads raise the load after
+        results[held] = {
+            "train_on": train_on, "training": record, "reader": reader.provenance(), "first_stages": stages,
+            "cost": {"pairs_scored": reader.pairs_scored, "seconds": round(reader.seconds, 2),
+                     "ms_per_pair": round(per_pair_ms, 3), "load_before": load_before, "load_after": load_after,
+                     "valid": valid, "why_not_valid": None if valid else
+                     f"load average {load_before[0]} above {MAX_LOAD} before scoring: other work shared the cores"},
+        }
+        say(f"trained_rerankers: {held}: {reader.pairs_scored} pairs, {per_pair_ms:.1f} ms/pair")
+    corpus = {name: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())}
+              for name, c in collections.items()}
+    params = {"folds": folds, "first_stages": FIRST_STAGES, "ns": list(NS), "negatives_from": NEGATIVES_FROM,
+              "pair_plan": PairPlan(seed=ctx.seed).__dict__, "steps": args.steps, "time_limit_s": args.time_limit,
+              "max_length": args.max_length, "measures": list(MEASURES), "tested": list(TESTED)}
+    engine = {"name": "sentence-transformers CrossEncoder (trained here)", "device": "cpu"}
+    return {"folds": results, "provenance": ctx.provenance(corpus=corpus, model=None, engine=engine, parameters=params)}
+
+
+if __name__ == "__main__":
+    variant_main(HERE, run, add_arguments, name="trained_rerankers", results="rerankers.json",
+                 title="A cross-encoder trained here (leave one collection out) as a second reading",
+                 doc=__doc__)

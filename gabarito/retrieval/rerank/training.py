@@ -1,0 +1,223 @@
+"""Train a small cross-encoder here, from a packaged checkpoint, with sentence-transformers' own API.
+
+    pairs = build_pairs(queries, documents, qrels, candidates, PairPlan(seed=7))
+    result = train_cross_encoder(pairs, TrainingConfig(max_steps=300, seed=7), out_dir)
+    reader = CrossEncoderReranker(out_dir)     # the folder loads like any cross-encoder
+
+:func:`build_pairs` turns judgments into labelled (query, text) pairs: positives are the documents
+judged relevant (grade >= 1); negatives are drawn from a first stage's top results (hard negatives).
+A candidate with a judgment of grade 0 is a *judged* non-relevant document; a candidate with no
+judgment at all is only *assumed* non-relevant (the classic collections judged few documents per
+query), and every pair records which it is. Documents listed in ``exclude`` (e.g. Cranfield's
+"source document" rows, coded -1, which are not relevance grades) are neither.
+
+:func:`train_cross_encoder` starts from the transformer of a sentence-transformers bi-encoder
+folder (its BERT weights), adds a freshly initialised one-output classification head
+(``num_labels=1``), and trains it with ``CrossEncoderTrainer`` and binary cross-entropy, with a
+fixed seed, a fixed step budget (and a wall-clock guard that stops earlier and says so), the torch
+thread count set explicitly, and the loss curve recorded. It saves the model and returns the
+sha256 of its weights, so a study can reuse a cached copy only when it is the one recorded.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from gabarito.errors import GabaritoError
+from gabarito.hashing import sha256_file
+
+POSITIVE, JUDGED_NEGATIVE, ASSUMED_NEGATIVE = "positive", "judged non-relevant", "assumed non-relevant"
+# files of a sentence-transformers bi-encoder folder that make up its plain transformer
+_TRANSFORMER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json",
+                      "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+
+
+@dataclass(frozen=True)
+class Pair:
+    query_id: str
+    doc_id: str
+    query: str
+    text: str
+    label: float
+    kind: str
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """How many pairs per query: up to ``positives`` relevant documents (a random sample when
+    there are more), and ``negatives_per_positive`` hard negatives per positive kept, drawn at
+    random from the first stage's top ``negative_depth`` non-relevant candidates."""
+
+    positives: int = 8
+    negatives_per_positive: int = 2
+    negative_depth: int = 30
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """The training run. ``max_steps`` is the budget; ``time_limit_s`` a guard that stops earlier
+    (and is recorded as such) when the machine is slower than planned."""
+
+    base_model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    max_steps: int = 300
+    batch_size: int = 16
+    learning_rate: float = 3e-5
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    max_length: int = 256
+    seed: int = 0
+    torch_threads: int = 2
+    logging_steps: int = 10
+    time_limit_s: float | None = None
+
+
+def build_pairs(queries: Mapping[str, str], documents: Mapping[str, str], qrels: Mapping[str, Mapping[str, int]],
+                candidates: Mapping[str, Sequence[str]], plan: PairPlan, *,
+                exclude: Mapping[str, set] | None = None, prefix: str = "") -> list[Pair]:
+    """Labelled pairs for every query of ``qrels`` with at least one relevant document.
+
+    ``candidates[q]`` is the first stage's ranking of document ids (best first), where the hard
+    negatives come from; ``prefix`` is put before each query id (and document id) so that pairs
+    of several collections never collide. The sampling is seeded by ``plan.seed`` and the query id.
+    """
+    exclude = exclude or {}
+    pairs: list[Pair] = []
+    for qid in sorted(qrels, key=str):
+        judged = qrels[qid]
+        relevant = sorted(d for d, g in judged.items() if g >= 1)
+        if not relevant or qid not in queries:
+            continue
+        rng = random.Random(f"{plan.seed}:{prefix}{qid}")
+        positives = rng.sample(relevant, min(plan.positives, len(relevant)))
+        skip = set(exclude.get(qid, ()))
+        pool = [d for d in list(candidates.get(qid, []))[:plan.negative_depth]
+                if d not in skip and judged.get(d, 0) < 1 and d in documents]
+        negatives = rng.sample(pool, min(len(pool), plan.negatives_per_positive * len(positives)))
+        for d in positives:
+            if d not in documents:
+                raise GabaritoError(f"query {qid}: relevant document {d} is not among the documents")
+            pairs.append(Pair(prefix + qid, prefix + d, queries[qid], documents[d], 1.0, POSITIVE))
+        for d in negatives:
+            kind = JUDGED_NEGATIVE if d in judged else ASSUMED_NEGATIVE
+            pairs.append(Pair(prefix + qid, prefix + d, queries[qid], documents[d], 0.0, kind))
+    return pairs
+
+
+def pair_counts(pairs: Sequence[Pair]) -> dict:
+    """How many pairs of each kind, and over how many queries."""
+    out = {k: sum(p.kind == k for p in pairs) for k in (POSITIVE, JUDGED_NEGATIVE, ASSUMED_NEGATIVE)}
+    return {**out, "pairs": len(pairs), "queries": len({p.query_id for p in pairs})}
+
+
+def transformer_folder(model_id_or_path: str, into: Path) -> Path:
+    """The plain transformer of a bi-encoder (config, weights, tokenizer) copied into ``into``,
+    without the sentence-transformers module files, so ``CrossEncoder`` loads the BERT weights
+    and adds a new classification head. ``model_id_or_path`` is resolved offline first."""
+    from gabarito.retrieval.models import resolve
+
+    source = Path(resolve(model_id_or_path, engine="sentence-transformers").location)
+    if not (source / "config.json").exists():
+        raise GabaritoError("no config.json: not a transformer folder", path=source)
+    into.mkdir(parents=True, exist_ok=True)
+    for name in _TRANSFORMER_FILES:
+        if (source / name).exists():
+            shutil.copy2(source / name, into / name)
+    return into
+
+
+class _Guard:
+    """A trainer callback: stop when the wall-clock guard is passed, and remember that it did."""
+
+    def __init__(self, limit_s: float | None):
+        from transformers import TrainerCallback
+
+        guard = self
+
+        class Callback(TrainerCallback):
+            def on_train_begin(self, args, state, control, **kwargs):
+                guard.started = time.perf_counter()
+
+            def on_step_end(self, args, state, control, **kwargs):
+                if guard.limit_s is not None and time.perf_counter() - guard.started > guard.limit_s:
+                    guard.stopped_by_time = True
+                    control.should_training_stop = True
+
+        self.limit_s, self.started, self.stopped_by_time = limit_s, time.perf_counter(), False
+        self.callback = Callback()
+
+
+def _dataset(pairs: Sequence[Pair]):
+    from datasets import Dataset
+
+    return Dataset.from_dict({"query": [p.query for p in pairs], "text": [p.text for p in pairs],
+                              "label": [float(p.label) for p in pairs]})
+
+
+def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: str | Path) -> dict:
+    """Train, save into ``out_dir`` and return the record: config, pair counts, steps run and
+    why it stopped, the loss curve ``[[step, loss], ...]``, seconds, and the weights' sha256."""
+    import torch
+    from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+    from transformers import set_seed
+
+    if not pairs or len({p.label for p in pairs}) < 2:
+        raise GabaritoError("training needs both relevant and non-relevant pairs")
+    torch.set_num_threads(config.torch_threads)
+    set_seed(config.seed)
+    out_dir = Path(out_dir)
+    with tempfile.TemporaryDirectory(prefix="gabarito-ce-") as scratch:
+        base = transformer_folder(config.base_model, Path(scratch) / "base")
+        model = CrossEncoder(str(base), num_labels=1, max_length=config.max_length, device="cpu")
+        guard = _Guard(config.time_limit_s)
+        args = CrossEncoderTrainingArguments(
+            output_dir=str(Path(scratch) / "trainer"), max_steps=config.max_steps,
+            per_device_train_batch_size=config.batch_size, learning_rate=config.learning_rate,
+            warmup_ratio=config.warmup_ratio, weight_decay=config.weight_decay, seed=config.seed,
+            data_seed=config.seed, logging_steps=config.logging_steps, save_strategy="no", report_to="none",
+            use_cpu=True, dataloader_num_workers=0, disable_tqdm=True)
+        trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=_dataset(pairs),
+                                      loss=BinaryCrossEntropyLoss(model), callbacks=[guard.callback])
+        t0 = time.perf_counter()
+        trainer.train()
+        seconds = time.perf_counter() - t0
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        model.save_pretrained(str(out_dir))
+    weights = next((out_dir / n for n in ("model.safetensors", "pytorch_model.bin") if (out_dir / n).exists()), None)
+    if weights is None:
+        raise GabaritoError("the trained model was saved without a weights file", path=out_dir)
+    curve = [[int(r["step"]), float(r["loss"])] for r in trainer.state.log_history if "loss" in r]
+    return {"config": asdict(config), "pairs": pair_counts(pairs), "steps": int(trainer.state.global_step),
+            "stopped_by": "time guard" if guard.stopped_by_time else "step budget",
+            "train_seconds": round(seconds, 1), "loss_curve": curve,
+            "weights_file": weights.name, "weights_sha256": sha256_file(weights),
+            "versions": _versions()}
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    out = {}
+    for dist in ("sentence-transformers", "transformers", "torch", "accelerate", "datasets"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def cached_weights_match(folder: str | Path, sha256: str) -> bool:
+    """True when ``folder`` holds a saved model whose weights have the recorded ``sha256``."""
+    folder = Path(folder)
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        if (folder / name).exists():
+            return sha256_file(folder / name) == sha256
+    return False
