@@ -30,6 +30,9 @@ def layout(fig, **kw):
     """The site's layout: margins that leave room for labels, the legend under the plot."""
     kw.setdefault("legend", LEGEND)
     fig.update_layout(margin=dict(l=10, r=16, t=40, b=10), **kw)
+    # Brazilian style also for four-digit ticks (1.000, not 1000), which Plotly leaves ungrouped.
+    fig.update_xaxes(separatethousands=True)
+    fig.update_yaxes(separatethousands=True)
     return fig
 
 
