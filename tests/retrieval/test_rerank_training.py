@@ -1,0 +1,109 @@
+"""Training a cross-encoder here: the pairs it is built from, and a tiny real training run."""
+
+from __future__ import annotations
+
+import pytest
+
+from gabarito.errors import GabaritoError
+from gabarito.retrieval.rerank.memo import MemoReader
+from gabarito.retrieval.rerank.training import (
+    ASSUMED_NEGATIVE,
+    JUDGED_NEGATIVE,
+    POSITIVE,
+    PairPlan,
+    build_pairs,
+    cached_weights_match,
+    pair_counts,
+)
+
+QUERIES = {"q1": "first question", "q2": "second question", "q3": "unjudged question"}
+DOCS = {d: f"text of {d}" for d in ("a", "b", "c", "d", "e", "f")}
+QRELS = {"q1": {"a": 2, "b": 0, "f": 0}, "q2": {"c": 1}, "q3": {"d": 0}}
+CANDIDATES = {"q1": ["b", "a", "c", "d", "f"], "q2": ["a", "b", "c", "d", "e"], "q3": ["d"]}
+
+
+def test_pairs_label_positives_and_say_which_negatives_were_judged():
+    pairs = build_pairs(QUERIES, DOCS, QRELS, CANDIDATES, PairPlan(negatives_per_positive=3, seed=1))
+    by = {(p.query_id, p.doc_id): p for p in pairs}
+    assert by[("q1", "a")].kind == POSITIVE and by[("q1", "a")].label == 1.0
+    assert by[("q1", "b")].kind == JUDGED_NEGATIVE and by[("q1", "b")].label == 0.0
+    assert by[("q1", "c")].kind == ASSUMED_NEGATIVE
+    assert not any(p.query_id == "q3" for p in pairs)  # no relevant document: no pairs
+    assert not any(p.label == 0.0 and QRELS[p.query_id].get(p.doc_id, 0) >= 1 for p in pairs)
+    counts = pair_counts(pairs)
+    assert counts["positive"] == 2 and counts["queries"] == 2
+    assert counts["pairs"] == counts["positive"] + counts["judged non-relevant"] + counts["assumed non-relevant"]
+
+
+def test_pairs_are_seeded_and_excluded_rows_are_neither_positive_nor_negative():
+    plan = PairPlan(negatives_per_positive=1, seed=3)
+    one = build_pairs(QUERIES, DOCS, QRELS, CANDIDATES, plan)
+    assert one == build_pairs(QUERIES, DOCS, QRELS, CANDIDATES, plan)
+    kept = build_pairs(QUERIES, DOCS, QRELS, CANDIDATES, PairPlan(negatives_per_positive=3),
+                       exclude={"q1": {"b", "f"}}, prefix="x:")
+    assert {p.doc_id for p in kept if p.query_id == "x:q1"} == {"x:a", "x:c", "x:d"}
+
+
+def test_a_relevant_document_missing_from_the_documents_is_an_error():
+    with pytest.raises(GabaritoError, match="q2: relevant document c"):
+        build_pairs(QUERIES, {k: v for k, v in DOCS.items() if k != "c"}, QRELS, CANDIDATES, PairPlan())
+
+
+def test_the_memo_reader_scores_each_pair_once():
+    calls = []
+
+    class Reader:
+        name = "counting"
+
+        def score(self, query, texts):
+            calls.append(list(texts))
+            return [len(t) for t in texts]
+
+        def provenance(self):
+            return {"id": "counting"}
+
+    memo = MemoReader(Reader())
+    assert list(memo.score("q", ["aa", "b"])) == [2.0, 1.0]
+    assert list(memo.score("q", ["b", "ccc", "aa"])) == [1.0, 3.0, 2.0]
+    assert calls == [["aa", "b"], ["ccc"]] and memo.pairs_scored == 3
+    assert memo.provenance() == {"id": "counting"}
+
+
+# -- a real training run: the packaged MiniLM's BERT weights plus a new head --------------------
+
+COLOURS = ["red", "green", "blue", "yellow", "purple", "orange", "black", "white"]
+FRUITS = ["apple", "pear", "plum", "grape", "lemon", "mango", "peach", "cherry"]
+
+
+def _synthetic():
+    """Each question asks for one fruit of one colour; exactly one text has both."""
+    queries, docs, qrels, cands = {}, {}, {}, {}
+    for i, (colour, fruit) in enumerate(zip(COLOURS, FRUITS)):
+        qid = f"q{i}"
+        queries[qid] = f"which {fruit} is {colour}?"
+        docs[f"{qid}-pos"] = f"the {fruit} here is {colour} and ripe"
+        for j in range(3):
+            other = FRUITS[(i + j + 1) % len(FRUITS)]
+            docs[f"{qid}-neg{j}"] = f"the {other} here is {COLOURS[(i + 2 * j + 3) % len(COLOURS)]} and dry"
+        qrels[qid] = {f"{qid}-pos": 1}
+        cands[qid] = [f"{qid}-neg{j}" for j in range(3)] + [f"{qid}-pos"]
+    return queries, docs, qrels, cands
+
+
+@pytest.mark.integration
+def test_a_tiny_training_run_ranks_the_planted_positive_first(tmp_path):
+    from gabarito.retrieval.rerank import CrossEncoderReranker, rerank
+    from gabarito.retrieval.rerank.training import TrainingConfig, train_cross_encoder
+
+    queries, docs, qrels, cands = _synthetic()
+    pairs = build_pairs(queries, docs, qrels, cands, PairPlan(negatives_per_positive=3, seed=5)) * 6
+    config = TrainingConfig(max_steps=40, batch_size=8, learning_rate=1e-4, warmup_ratio=0.0, max_length=32,
+                            seed=5, time_limit_s=120)
+    record = train_cross_encoder(pairs, config, tmp_path / "model")
+    assert record["steps"] > 0 and record["loss_curve"]
+    assert record["loss_curve"][-1][1] < record["loss_curve"][0][1]
+    assert cached_weights_match(tmp_path / "model", record["weights_sha256"])
+    assert not cached_weights_match(tmp_path / "model", "0" * 64)
+    reader = CrossEncoderReranker(tmp_path / "model", max_length=32)
+    firsts = [rerank(queries[q], [(d, docs[d]) for d in cands[q]], reader)[0][0] for q in queries]
+    assert firsts == [f"{q}-pos" for q in queries]  # planted last by the first stage, first after training
