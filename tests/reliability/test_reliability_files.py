@@ -251,6 +251,9 @@ def test_an_unrecorded_server_of_a_live_python_is_not_stopped(tmp_path):
         stdout=subprocess.PIPE, text=True)
     try:
         child = int(parent.stdout.readline())
+        deadline = time.monotonic() + 30  # the child names the server class once it has exec'd
+        while not ownership.is_server_of(child, tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.05)
         (tmp_path / "server.pid").write_text(f"{child}\n")
         notices = []
         with pytest.raises(GabaritoError, match=f"still in use by process {parent.pid}"):
