@@ -59,7 +59,8 @@ MAX_LOAD = 1.0
 def add_arguments(ap):
     ap.add_argument("--folds", default=",".join(FOLDS), help="held-out collections, comma separated")
     ap.add_argument("--steps", type=int, default=250, help="training steps per fold (batch 16)")
-    ap.add_argument("--time-limit", type=float, default=1080.0, help="wall-clock guard per fold, seconds")
+    ap.add_argument("--time-limit", type=float, default=1200.0, help="wall-clock guard per fold, seconds")
+    ap.add_argument("--lr", type=float, default=1e-4, help="peak learning rate (linear warm-up, then decay)")
     ap.add_argument("--max-length", type=int, default=256, help="tokens per (query, text) pair")
     ap.add_argument("--retrain", action="store_true", help="train again even when a cached model matches")
 
@@ -149,7 +150,7 @@ def run(ctx) -> dict:
         train_on = [n for n in COLLECTIONS if n != held]
         pairs = _training_pairs(collections, train_on, ctx.seed)
         config = TrainingConfig(max_steps=args.steps, seed=ctx.seed, max_length=args.max_length,
-                                time_limit_s=args.time_limit)
+                                learning_rate=args.lr, time_limit_s=args.time_limit)
         folder, record = _trained_model(ctx, held, pairs, config)
         reader = MemoReader(CrossEncoderReranker(folder, max_length=args.max_length, batch_size=32))
         load_before = _load()
@@ -168,7 +169,7 @@ def run(ctx) -> dict:
     corpus = {name: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())}
               for name, c in collections.items()}
     params = {"folds": folds, "first_stages": FIRST_STAGES, "ns": list(NS), "negatives_from": NEGATIVES_FROM,
-              "pair_plan": PairPlan(seed=ctx.seed).__dict__, "steps": args.steps, "time_limit_s": args.time_limit,
+              "pair_plan": PairPlan(seed=ctx.seed).__dict__, "steps": args.steps, "learning_rate": args.lr, "time_limit_s": args.time_limit,
               "max_length": args.max_length, "measures": list(MEASURES), "tested": list(TESTED)}
     engine = {"name": "sentence-transformers CrossEncoder (trained here)", "device": "cpu"}
     return {"folds": results, "provenance": ctx.provenance(corpus=corpus, model=None, engine=engine, parameters=params)}
