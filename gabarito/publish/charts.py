@@ -255,3 +255,41 @@ def flow_diagram(steps: Sequence[tuple[str, str, str]]) -> str:
 
 def collection_name(key: str) -> str:
     return term("collection", key)
+
+
+def rerank_sweep(points: Sequence[Mapping], views: Sequence[str], series: Sequence[str], *, y_title: str):
+    """After reading the top N again (solid, against N on a log axis) and before (dotted, the
+    first stage's level), one colour per first stage, one view (menu) per collection. Points
+    carry ``view``, ``series``, ``n``, ``value`` and ``before``."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    xs = sorted({p["n"] for p in points})
+    for v in views:
+        for i, s in enumerate(series):
+            pts = sorted((p for p in points if p["view"] == v and p["series"] == s), key=lambda p: p["n"])
+            colour, name = PALETTE[i % len(PALETTE)], method(s)
+            fig.add_trace(go.Scatter(x=[p["n"] for p in pts], y=[p["value"] for p in pts], mode="lines+markers",
+                                     name=f"{name}, relido", marker_color=colour,
+                                     hovertemplate=f"N = %{{x}}: %{{y:.3f}}<extra>{html.escape(name)}</extra>"))
+            fig.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[pts[0]["before"]] * 2, mode="lines",
+                                     name=f"{name}, sem releitura", line=dict(color=colour, dash="dot"),
+                                     hovertemplate=f"sem releitura: %{{y:.3f}}<extra>{html.escape(name)}</extra>"))
+    layout(fig, height=440, xaxis=dict(type="log", title="candidatos relidos (N)", tickvals=xs,
+                                       ticktext=[integer(x) for x in xs]), yaxis=dict(title=y_title, range=[0, 1]))
+    return selector(fig, [collection_name(v) for v in views], [2 * len(series)] * len(views))
+
+
+def loss_curves(curves: Mapping[str, Sequence[Sequence[float]]]):
+    """The training loss against the step, one line per model (keys are collection keys: the
+    collection each model was *not* trained on)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, (key, curve) in enumerate(curves.items()):
+        name = f"sem {collection_name(key)}"
+        fig.add_trace(go.Scatter(x=[c[0] for c in curve], y=[c[1] for c in curve], mode="lines", name=name,
+                                 marker_color=PALETTE[i % len(PALETTE)],
+                                 hovertemplate=f"passo %{{x}}: %{{y:.3f}}<extra>{html.escape(name)}</extra>"))
+    return layout(fig, height=360, xaxis=dict(title="passo de treino (lote de 16 pares)"),
+                  yaxis=dict(title="perda (entropia cruzada binária)"))

@@ -93,6 +93,7 @@ TERMS = {
     "gold_set": {"main": "perguntas principais", "extended": "perguntas ampliadas",
                  "published": "perguntas da página publicada", "name_only": "protocolo só o nome",
                  "disjoint": "protocolo disjunto"},
+    "stopped_by": {"step budget": "fim dos passos previstos", "time guard": "limite de tempo"},
     "regime": {"single": "uma resposta (o gabarito original)", "graded": "graduado (nota 1 ou 2 conta, com peso)",
                "full": "só respostas completas (nota 2)"},
     "identity_cause": {"input_ties": "empates nas listas de entrada", "float32": "arredondamento em 32 bits",
