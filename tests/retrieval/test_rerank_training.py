@@ -10,6 +10,7 @@ from gabarito.retrieval.rerank.training import (
     ASSUMED_NEGATIVE,
     JUDGED_NEGATIVE,
     POSITIVE,
+    RANDOM_NEGATIVE,
     PairPlan,
     build_pairs,
     cached_weights_match,
@@ -42,6 +43,17 @@ def test_pairs_are_seeded_and_excluded_rows_are_neither_positive_nor_negative():
     kept = build_pairs(QUERIES, DOCS, QRELS, CANDIDATES, PairPlan(negatives_per_positive=3),
                        exclude={"q1": {"b", "f"}}, prefix="x:")
     assert {p.doc_id for p in kept if p.query_id == "x:q1"} == {"x:a", "x:c", "x:d"}
+
+
+def test_random_negatives_are_never_judged_and_never_a_hard_negative_again():
+    plan = PairPlan(negatives_per_positive=1, random_negatives_per_positive=2, seed=4)
+    pairs = build_pairs(QUERIES, DOCS, QRELS, CANDIDATES, plan)
+    for p in pairs:
+        if p.kind == RANDOM_NEGATIVE:
+            assert p.doc_id not in QRELS[p.query_id] and p.label == 0.0
+    q1 = [p.doc_id for p in pairs if p.query_id == "q1" and p.label == 0.0]
+    assert len(q1) == len(set(q1)) == 3  # one hard, two random, all different
+    assert pair_counts(pairs)[RANDOM_NEGATIVE] == 4
 
 
 def test_a_relevant_document_missing_from_the_documents_is_an_error():

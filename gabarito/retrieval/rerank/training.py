@@ -33,6 +33,7 @@ from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
 
 POSITIVE, JUDGED_NEGATIVE, ASSUMED_NEGATIVE = "positive", "judged non-relevant", "assumed non-relevant"
+RANDOM_NEGATIVE = "random, assumed non-relevant"
 # files of a sentence-transformers bi-encoder folder that make up its plain transformer
 _TRANSFORMER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json",
                       "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
@@ -51,12 +52,15 @@ class Pair:
 @dataclass(frozen=True)
 class PairPlan:
     """How many pairs per query: up to ``positives`` relevant documents (a random sample when
-    there are more), and ``negatives_per_positive`` hard negatives per positive kept, drawn at
-    random from the first stage's top ``negative_depth`` non-relevant candidates."""
+    there are more), ``negatives_per_positive`` hard negatives per positive kept, drawn at
+    random from the first stage's top ``negative_depth`` non-relevant candidates, and
+    ``random_negatives_per_positive`` easy ones, drawn from the whole collection (never a judged
+    relevant document, never a candidate already taken)."""
 
     positives: int = 8
     negatives_per_positive: int = 2
     negative_depth: int = 30
+    random_negatives_per_positive: int = 0
     seed: int = 0
 
 
@@ -88,6 +92,7 @@ def build_pairs(queries: Mapping[str, str], documents: Mapping[str, str], qrels:
     of several collections never collide. The sampling is seeded by ``plan.seed`` and the query id.
     """
     exclude = exclude or {}
+    doc_ids = sorted(documents, key=str)
     pairs: list[Pair] = []
     for qid in sorted(qrels, key=str):
         judged = qrels[qid]
@@ -100,6 +105,9 @@ def build_pairs(queries: Mapping[str, str], documents: Mapping[str, str], qrels:
         pool = [d for d in list(candidates.get(qid, []))[:plan.negative_depth]
                 if d not in skip and judged.get(d, 0) < 1 and d in documents]
         negatives = rng.sample(pool, min(len(pool), plan.negatives_per_positive * len(positives)))
+        taken = set(negatives) | set(judged) | skip
+        rest = [d for d in doc_ids if d not in taken]
+        easy = rng.sample(rest, min(len(rest), plan.random_negatives_per_positive * len(positives)))
         for d in positives:
             if d not in documents:
                 raise GabaritoError(f"query {qid}: relevant document {d} is not among the documents")
@@ -107,12 +115,14 @@ def build_pairs(queries: Mapping[str, str], documents: Mapping[str, str], qrels:
         for d in negatives:
             kind = JUDGED_NEGATIVE if d in judged else ASSUMED_NEGATIVE
             pairs.append(Pair(prefix + qid, prefix + d, queries[qid], documents[d], 0.0, kind))
+        for d in easy:
+            pairs.append(Pair(prefix + qid, prefix + d, queries[qid], documents[d], 0.0, RANDOM_NEGATIVE))
     return pairs
 
 
 def pair_counts(pairs: Sequence[Pair]) -> dict:
     """How many pairs of each kind, and over how many queries."""
-    out = {k: sum(p.kind == k for p in pairs) for k in (POSITIVE, JUDGED_NEGATIVE, ASSUMED_NEGATIVE)}
+    out = {k: sum(p.kind == k for p in pairs) for k in (POSITIVE, JUDGED_NEGATIVE, ASSUMED_NEGATIVE, RANDOM_NEGATIVE)}
     return {**out, "pairs": len(pairs), "queries": len({p.query_id for p in pairs})}
 
 
