@@ -110,3 +110,35 @@ def dates(all_results: Mapping[str, Mapping]) -> tuple[str, str]:
 
     found = sorted(str(provenance_of(r)["date"]) for r in all_results.values() if provenance_of(r).get("date"))
     return found[0], found[-1]
+
+
+def judgments(results: Mapping, measure: str = "nDCG@10") -> dict:
+    """The judgments chapter: the range of the assessors' linearly weighted kappa over the gold
+    sets, how many of BM25's wrong first places were judged acceptable (grade >= 1), and the gold
+    sets where the order of the methods by ``measure`` changes from the single answer to graded
+    judgments."""
+    sets = list(results["sets"])
+    kappas = [results["sets"][s]["agreement"]["linear"]["kappa"] for s in sets]
+    misses = [results["sets"][s]["acceptable_misses"]["bm25"] for s in sets]
+    changed = [s for s in sets if results["sets"][s]["regimes"]["single"]["order"][measure]
+               != results["sets"][s]["regimes"]["graded"]["order"][measure]]
+    return {"sets": sets, "kappa_min": min(kappas), "kappa_max": max(kappas),
+            "bm25_misses": sum(m["misses"] for m in misses), "bm25_acceptable": sum(m["acceptable"] for m in misses),
+            "order_changed": changed}
+
+
+def trained_reranker(results: Mapping, measure: str = "nDCG@10", n: int = 20, alpha: float = 0.05) -> dict:
+    """The cross-encoder trained here (``rerankers.json``): over every (held-out collection,
+    first stage), how many the second reading of the top ``n`` improved or worsened on
+    ``measure`` with a Holm-corrected p below ``alpha``."""
+    better, worse, total = [], [], 0
+    for held, fold in results["folds"].items():
+        for stage, s in fold["first_stages"].items():
+            total += 1
+            name = f"{stage}+ce@{n}"
+            t = next(t for t in s["tests"] if t["measure"] == measure and {t["a"], t["b"]} == {stage, name})
+            diff = t["mean_diff"] if t["a"] == name else -t["mean_diff"]
+            if t["p_holm"] < alpha:
+                (better if diff > 0 else worse).append({"held_out": held, "stage": stage, "diff": diff})
+    return {"n": n, "measure": measure, "total": total, "better": better, "worse": worse,
+            "folds": list(results["folds"])}
