@@ -25,9 +25,12 @@ from gabarito.measure.judgments import combine, graded_qrels
 from gabarito.study.records import now_iso
 
 ASSESSORS = {
-    "A": "Claude (Anthropic), one sub-agent per group of four packets, given only the guide and its packets",
-    "B": "Claude (Anthropic), separate sub-agents from A's, same prompt and guide, same packets",
-    "C": "Claude (Anthropic), a third sub-agent that graded only the A/B disagreements, blind to both grades",
+    "A": "Claude (Anthropic), one sub-agent per group of packets (four, or two for packets 17-20), given only "
+         "the guide and its packets (prompt: assessor_prompt.md)",
+    "B": "Claude (Anthropic), separate sub-agents from A's (groups of four or two packets), same prompt and "
+         "guide, same packets",
+    "C": "Claude (Anthropic), third sub-agents (one per adjudication packet) that graded only the A/B "
+         "disagreements, blind to both grades",
 }
 
 
