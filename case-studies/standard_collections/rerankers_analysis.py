@@ -94,3 +94,47 @@ def moved_questions(res: Mapping, held: str, stage: str, *, limit: int = 5) -> d
     return {"gained": [row(d, q) for d, q in reversed(deltas) if d > 0][:limit],
             "lost": [row(d, q) for d, q in deltas if d < 0][:limit],
             "unchanged": sum(1 for d, _ in deltas if d == 0)}
+
+
+# -- the lesson sections: the funnel, the common mistakes, the exercises ---------------------------
+
+def whole_collection(res: Mapping, n: int = 20, extra_sizes: tuple[int, ...] = ()) -> dict:
+    """The funnel's arithmetic at the median cost per pair: reading every document of each
+    collection again, per question, against reading only the top ``n``; ``extra_sizes`` adds
+    collections of a given size that were not measured (``collection`` None), smallest first."""
+    c = cost(res)
+    ms = c["median_ms_per_pair"]
+    sizes = [(name, v["n_docs"]) for name, v in res["provenance"]["corpus"].items()]
+    sizes += [(None, s) for s in extra_sizes]
+    rows = [{"collection": name, "n_docs": d, "ms_all": d * ms, "ms_top_n": n * ms, "times": d / n}
+            for name, d in sorted(sizes, key=lambda x: x[1])]
+    return {"ms_per_pair": ms, "n": n, "valid": c["all_valid"], "rows": rows}
+
+
+def pairs_in_budget(ms_per_pair: float, budget_ms: float, overhead_ms: float = 0.0) -> int:
+    """How many (question, text) pairs fit, read one after another, in ``budget_ms`` once
+    ``overhead_ms`` is spent: the largest N a second reading can afford."""
+    return max(int((budget_ms - overhead_ms) // ms_per_pair), 0)
+
+
+def n_extremes(res: Mapping, measure: str = "nDCG@10") -> list[dict]:
+    """Per held-out collection and first stage: the first stage alone, the best N of the sweep
+    and its value, and the value at the smallest and at the largest N read again."""
+    out = []
+    for held, f in res["folds"].items():
+        for stage in STAGES:
+            m = f["first_stages"][stage]["metrics"]
+            vals = {n: m[variant(stage, n)][measure] for n in ns(res)}
+            best = max(vals, key=lambda n: (vals[n], -n))
+            lo, hi = min(vals), max(vals)
+            out.append({"held_out": held, "stage": stage, "alone": m[stage][measure], "best_N": best,
+                        "best": vals[best], "smallest_N": lo, "at_smallest": vals[lo], "largest_N": hi,
+                        "at_largest": vals[hi]})
+    return out
+
+
+def ceiling_range(res: Mapping, n: int = 20) -> dict:
+    """The lowest and highest ceiling (recall@n of the first stage) over collections and stages."""
+    rows = [r for r in headline_rows(res, "nDCG@10", n) if r["ceiling"] is not None]
+    lo, hi = min(rows, key=lambda r: r["ceiling"]), max(rows, key=lambda r: r["ceiling"])
+    return {"n": n, "lowest": lo, "highest": hi}

