@@ -22,7 +22,7 @@ average was above 1.0 before scoring (the scoring's own threads raise it afterwa
 Weights are not committed: a model is cached under ``.cache/cross-encoders/`` with its training
 record, and reused only when its weights' sha256 matches the record (``--retrain`` ignores it).
 
-    gabarito study trained_rerankers      # or: python case-studies/standard_collections/train_rerankers.py
+    python case-studies/standard_collections/train_rerankers.py          # all three folds
     python case-studies/standard_collections/train_rerankers.py --folds npl --steps 50   # quick
 """
 
