@@ -3,6 +3,7 @@ small reshapes of the committed results, so the notebook only reads and draws.""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping
 
 STAGES = ("bm25", "dense", "rrf")
@@ -79,8 +80,7 @@ def cost(res: Mapping) -> dict:
     """Cost per (question, text) pair per fold, whether it was measured on a quiet machine, and
     the funnel: milliseconds per question to read the top N again, from the median fold's cost."""
     per = {held: f["cost"] for held, f in res["folds"].items()}
-    values = sorted(c["ms_per_pair"] for c in per.values())
-    median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    median = statistics.median(c["ms_per_pair"] for c in per.values())
     return {"per_fold": per, "median_ms_per_pair": median, "all_valid": all(c["valid"] for c in per.values()),
             "funnel": [{"n": n, "ms_per_question": n * median} for n in ns(res)]}
 
