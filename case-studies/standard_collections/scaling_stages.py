@@ -16,6 +16,7 @@ from gabarito.inputs.collections import load_collection
 from gabarito.measure import timing
 from gabarito.measure.parity import BM25Reference
 from gabarito.measure.scaling import exact_topk, perturbed_copies, process_memory, recall_at_k, throughput
+from gabarito.measure.timing import load_average
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer
 from gabarito.study.runner import say
 
@@ -27,13 +28,6 @@ SYN_TYPE = "Syn"
 
 def rss(server: ArcadeServer) -> dict | None:
     return process_memory(server.process.pid if server.process else None)
-
-
-def load_average() -> list[float] | None:
-    try:
-        return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
-    except OSError:
-        return None
 
 
 def timed(fn, inputs, min_queries: int) -> dict:

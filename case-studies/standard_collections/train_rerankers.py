@@ -29,7 +29,6 @@ record, and reused only when its weights' sha256 matches the record (``--retrain
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from run_study import load_checked  # noqa: E402
 
 from gabarito.hashing import atomic_write_json, sha256_file, sha256_text  # noqa: E402
 from gabarito.measure.runs import Qrels, Run  # noqa: E402
+from gabarito.measure.timing import load_average  # noqa: E402
 from gabarito.measure.score import score_runs  # noqa: E402
 from gabarito.retrieval.models import cache_dir  # noqa: E402
 from gabarito.retrieval.pipeline import SecondReading  # noqa: E402
@@ -123,10 +123,6 @@ def _trained_model(ctx, held: str, pairs: list, config: TrainingConfig) -> tuple
     return folder, {**record, "reused": False}
 
 
-def _load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
 def _evaluate(ctx, c, reader: MemoReader) -> dict:
     judged = c.judged_queries()
     queries = Queries([q.id for q in judged], [q.query for q in judged])
@@ -165,9 +161,9 @@ def run(ctx) -> dict:
                                 learning_rate=args.lr, head_learning_rate=args.head_lr, time_limit_s=args.time_limit)
         folder, record = _trained_model(ctx, held, pairs, config)
         reader = MemoReader(CrossEncoderReranker(folder, max_length=args.max_length, batch_size=32))
-        load_before = _load()
+        load_before = load_average()
         stages = _evaluate(ctx, collections[held], reader)
-        load_after = _load()
+        load_after = load_average()
         per_pair_ms = 1000 * reader.seconds / max(reader.pairs_scored, 1)
         valid = load_before[0] <= MAX_LOAD  # the scoring's own two threads raise the load after
         results[held] = {

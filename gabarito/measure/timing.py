@@ -8,6 +8,7 @@ p95 uses numpy's default linear interpolation between order statistics.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Callable, Sequence
 
@@ -53,3 +54,11 @@ def time_calls(fn: Callable[[Any], Any], inputs: Sequence[Any], repeat: int = 1,
             fn(x)
             samples.append((clock() - start) * 1000.0)
     return samples
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15-minute load averages (None where the system does not report them)."""
+    try:
+        return [round(float(x), 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None

@@ -53,3 +53,11 @@ def test_time_calls_real_clock_structure_and_errors():
         time_calls(print, [])
     with pytest.raises(GabaritoError):
         time_calls(print, [1], repeat=0)
+
+
+def test_load_average_gives_three_rounded_non_negative_numbers():
+    from gabarito.measure.timing import load_average
+
+    loads = load_average()
+    assert loads is not None and len(loads) == 3
+    assert all(x >= 0 and round(x, 2) == x for x in loads)
