@@ -96,6 +96,44 @@ def moved_questions(res: Mapping, held: str, stage: str, *, limit: int = 5) -> d
             "unchanged": sum(1 for d, _ in deltas if d == 0)}
 
 
+def separability_rows(res: Mapping) -> list[dict]:
+    """Per fold and where the pairs came from (the held-out collection, the training pairs): how
+    well the reader told positives from each kind of negative (AUC), and the spread of its scores."""
+    out = []
+    for held, f in res["folds"].items():
+        for where, s in f["separability"].items():
+            sds = [k["sd"] for k in s["by_kind"].values()]
+            out.append({"held_out": held, "where": where, "pairs": s["pairs"], "collections": s["collections"],
+                        "auc": s["auc"], "max_sd": max(sds), "mean_by_kind": {k: v["mean"] for k, v in s["by_kind"].items()}})
+    return out
+
+
+def reader_input_rows(res: Mapping, measure: str = "nDCG@10") -> list[dict]:
+    """Per fold and first stage: the reading of the top N with the text as indexed and with the
+    abstract alone, the difference (alone minus as indexed) and its Holm p; folds without titles
+    give one row with ``why``."""
+    out = []
+    for held, f in res["folds"].items():
+        ri = f["reader_input"]
+        if not ri["measured"]:
+            out.append({"held_out": held, "why": ri["why"]})
+            continue
+        for stage in STAGES:
+            base, alone = f"{stage}+ce@{ri['n']}", f"{stage}+ce@{ri['n']} sem título"
+            t = next(t for t in ri[stage]["tests"] if t["measure"] == measure)
+            sign = 1 if t["a"] == alone else -1
+            out.append({"held_out": held, "stage": stage, "n": ri["n"], "as_indexed": ri[stage]["metrics"][base][measure],
+                        "alone": ri[stage]["metrics"][alone][measure], "diff": sign * t["mean_diff"],
+                        "p_holm": t["p_holm"], "why": None})
+    return out
+
+
+def latency_rows(res: Mapping) -> list[dict]:
+    """Per fold: the quiet-machine latency record (median ms per question by N and by tokens per
+    pair), or why none was written."""
+    return [{"held_out": held, **f["latency"]} for held, f in res["folds"].items() if "latency" in f]
+
+
 # -- the lesson sections: the funnel, the common mistakes, the exercises ---------------------------
 
 def whole_collection(res: Mapping, n: int = 20, extra_sizes: tuple[int, ...] = ()) -> dict:

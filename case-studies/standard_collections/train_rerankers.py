@@ -12,11 +12,14 @@ for 250 steps; a short diagnostic then showed that a loss near the prior can alr
 pairs well (the logits are small, not random), and the recipe above moves faster. Cranfield's "source
 document" rows (grade 0 in the frozen qrels) are neither positives nor negatives.
 
-On the held-out collection the trained reader re-reads the top N (N in 5, 10, 20, 50) of three
+On the held-out collection the trained reader re-reads the top N (N in 5, 10, 20, 50, 100) of three
 first stages committed by ``run_study.py`` (``runs/<collection>.<method>.trec``): BM25, dense
 all-mpnet-base-v2 and their RRF. Each variant is scored with the shared scorer (means, 95%
 bootstrap intervals, Holm-corrected paired tests), and the first stage's recall@N is the ceiling.
-The cost per pair is measured while scoring; it is marked not valid when the one-minute load
+``reranker_extras.py`` adds, per fold: how well the reader separates relevant from non-relevant
+pairs (AUC, on the held-out collection and on its training pairs), a worked example, the text
+as indexed against the abstract alone, and latency on a quiet machine. The cost per pair is also
+measured while scoring; it is marked not valid when the one-minute load
 average was above 1.0 before scoring (the scoring's own threads raise it afterwards).
 
 Weights are not committed: a model is cached under ``.cache/cross-encoders/`` with its training
@@ -35,11 +38,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import reranker_extras as extras  # noqa: E402
 from run_study import load_checked  # noqa: E402
 
 from gabarito.hashing import atomic_write_json, sha256_file, sha256_text  # noqa: E402
 from gabarito.measure.runs import Qrels, Run  # noqa: E402
-from gabarito.measure.timing import load_average  # noqa: E402
+from gabarito.measure.timing import load_average, wait_for_quiet  # noqa: E402
 from gabarito.measure.score import score_runs  # noqa: E402
 from gabarito.retrieval.models import cache_dir  # noqa: E402
 from gabarito.retrieval.pipeline import SecondReading  # noqa: E402
@@ -54,7 +58,7 @@ COLLECTIONS = ("adi", "cranfield", "cisi", "medline", "npl")
 FOLDS = ("cranfield", "npl", "cisi")
 NEGATIVES_FROM = "bm25_arcadedb_english"
 FIRST_STAGES = {"bm25": "bm25_arcadedb_english", "dense": "dense_mpnet", "rrf": "rrf_mpnet"}
-NS = (5, 10, 20, 50)
+NS = (5, 10, 20, 50, 100)
 MEASURES = ("nDCG@10", "RR@10", "AP@100")
 TESTED = ("nDCG@10", "RR@10")
 NOT_RELEVANCE = {"cranfield": 0}  # Cranfield's grade 0 rows are the query's source document
@@ -95,6 +99,7 @@ def _run_file(name: str, method: str) -> Path:
 
 
 def _training_pairs(collections: dict, train_on: list[str], seed: int) -> list:
+    """The labelled pairs of ``train_on`` (for the held-out collection: the same recipe, to test on)."""
     pairs = []
     for name in train_on:
         c = collections[name]
@@ -123,18 +128,20 @@ def _trained_model(ctx, held: str, pairs: list, config: TrainingConfig) -> tuple
     return folder, {**record, "reused": False}
 
 
-def _evaluate(ctx, c, reader: MemoReader) -> dict:
+def _evaluate(ctx, c, reader: MemoReader) -> tuple[dict, dict]:
+    """Every first stage and its readings of the top N; also returns the runs, for the extras."""
     judged = c.judged_queries()
     queries = Queries([q.id for q in judged], [q.query for q in judged])
     texts = {d.id: d.text for d in c.documents}
     qrels = _graded(c.name, c.qrels)
-    out = {}
+    out, kept = {}, {"queries": queries, "texts": texts, "qrels": qrels, "firsts": {}, "reread": {}}
     for stage, method in FIRST_STAGES.items():
         first = Run.from_trec(_run_file(c.name, method)).cut(max(NS))
         runs = {stage: first}
         with ctx.phase(f"second reading ({c.name})"):
             for n in NS:
                 runs[f"{stage}+ce@{n}"] = SecondReading(reader, texts, n=n)(queries, first)
+        kept["firsts"][stage], kept["reread"][stage] = first, runs[f"{stage}+ce@{extras.INPUT_N}"]
         ceiling = score_runs({stage: first}, qrels, [f"R@{n}" for n in NS], resamples=ctx.resamples, seed=ctx.seed)
         scored = score_runs(runs, qrels, MEASURES, tested=TESTED, resamples=ctx.resamples, seed=ctx.seed,
                             order=None)
@@ -145,7 +152,20 @@ def _evaluate(ctx, c, reader: MemoReader) -> dict:
             "tests": [t for t in scored["tests"] if t["b"] == stage or t["a"] == stage],
             "per_query_nDCG@10": {k: scored["per_query"][k]["nDCG@10"] for k in (stage, f"{stage}+ce@20")},
         }
-    return out
+    return out, kept
+
+
+def _extras(ctx, c, reader, kept: dict, stages: dict, held_pairs: list, train_pairs: list) -> dict:
+    """Separability, the worked example and the reader-input variant of one fold."""
+    queries = dict(zip(kept["queries"].ids, kept["queries"].texts))
+    with ctx.phase(f"what the reader learned ({c.name})"):
+        learned = extras.separability_phase(reader, held_pairs, train_pairs, ctx.seed)
+    example = extras.worked_example(reader, kept["texts"], {d.id: d.title for d in c.documents}, queries,
+                                    kept["qrels"], kept["firsts"], stages["bm25"]["per_query_nDCG@10"])
+    with ctx.phase(f"reader input ({c.name})"):
+        reader_input = extras.reader_input_phase(ctx, reader, kept["queries"], c.documents, kept["qrels"],
+                                                 kept["firsts"], kept["reread"], MEASURES[:2], TESTED)
+    return {"separability": learned, "worked_example": example, "reader_input": reader_input}
 
 
 def run(ctx) -> dict:
@@ -153,7 +173,7 @@ def run(ctx) -> dict:
     folds = [f.strip() for f in args.folds.split(",") if f.strip()]
     with ctx.phase("load collections"):
         collections = {name: load_checked(ctx, name) for name in COLLECTIONS}
-    results = {}
+    results, kept_for_latency = {}, {}
     for held in folds:
         train_on = [n for n in COLLECTIONS if n != held]
         pairs = _training_pairs(collections, train_on, ctx.seed)
@@ -161,25 +181,38 @@ def run(ctx) -> dict:
                                 learning_rate=args.lr, head_learning_rate=args.head_lr, time_limit_s=args.time_limit)
         folder, record = _trained_model(ctx, held, pairs, config)
         reader = MemoReader(CrossEncoderReranker(folder, max_length=args.max_length, batch_size=32))
-        load_before = load_average()
-        stages = _evaluate(ctx, collections[held], reader)
+        load_before = wait_for_quiet(extras.QUIET_LOAD, extras.QUIET_WAIT_S)  # the previous fold's threads
+        stages, kept = _evaluate(ctx, collections[held], reader)
         load_after = load_average()
-        per_pair_ms = 1000 * reader.seconds / max(reader.pairs_scored, 1)
+        seconds_sweep, pairs_sweep = reader.seconds, reader.pairs_scored
+        more = _extras(ctx, collections[held], reader, kept, stages,
+                       _training_pairs(collections, [held], ctx.seed), pairs)
+        kept_for_latency[held] = (folder, kept)
+        per_pair_ms = 1000 * seconds_sweep / max(pairs_sweep, 1)
         valid = load_before[0] <= MAX_LOAD  # the scoring's own two threads raise the load after
         results[held] = {
-            "train_on": train_on, "training": record, "reader": reader.provenance(), "first_stages": stages,
-            "cost": {"pairs_scored": reader.pairs_scored, "seconds": round(reader.seconds, 2),
+            "train_on": train_on, "training": record, "reader": reader.provenance(), "first_stages": stages, **more,
+            "cost": {"pairs_scored": pairs_sweep, "seconds": round(seconds_sweep, 2),
                      "ms_per_pair": round(per_pair_ms, 3), "load_before": load_before, "load_after": load_after,
                      "valid": valid, "why_not_valid": None if valid else
                      f"load average {load_before[0]} above {MAX_LOAD} before scoring: other work shared the cores"},
         }
-        say(f"trained_rerankers: {held}: {reader.pairs_scored} pairs, {per_pair_ms:.1f} ms/pair")
+        say(f"trained_rerankers: {held}: {pairs_sweep} pairs, {per_pair_ms:.1f} ms/pair")
+    for held, (folder, kept) in kept_for_latency.items():  # last, each after the machine has quietened
+        with ctx.phase(f"latency ({held})"):
+            results[held]["latency"] = extras.latency_phase(folder, kept["queries"], kept["texts"],
+                                                            kept["firsts"]["bm25"], args.max_length)
+        say(f"trained_rerankers: {held}: latency valid={results[held]['latency']['valid']}")
     corpus = {name: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())}
               for name, c in collections.items()}
     params = {"folds": folds, "first_stages": FIRST_STAGES, "ns": list(NS), "negatives_from": NEGATIVES_FROM,
               "pair_plan": plan(ctx.seed).__dict__, "steps": args.steps, "learning_rate": args.lr,
               "head_learning_rate": args.head_lr, "time_limit_s": args.time_limit,
-              "max_length": args.max_length, "measures": list(MEASURES), "tested": list(TESTED)}
+              "max_length": args.max_length, "measures": list(MEASURES), "tested": list(TESTED),
+              "separability_pairs": extras.SEPARABILITY_PAIRS, "reader_input_n": extras.INPUT_N,
+              "latency": {"ns": list(extras.LATENCY_NS), "lengths": list(extras.LATENCY_LENGTHS),
+                          "questions": extras.LATENCY_QUESTIONS, "repeat": extras.LATENCY_REPEAT,
+                          "quiet_load": extras.QUIET_LOAD, "max_load": extras.MAX_LOAD}}
     engine = {"name": "sentence-transformers CrossEncoder (trained here)", "device": "cpu"}
     return {"folds": results, "provenance": ctx.provenance(corpus=corpus, model=None, engine=engine, parameters=params)}
 

@@ -62,3 +62,16 @@ def load_average() -> list[float] | None:
         return [round(float(x), 2) for x in os.getloadavg()]
     except (OSError, AttributeError):
         return None
+
+
+def wait_for_quiet(max_load: float, timeout_s: float, *, poll_s: float = 5.0,
+                   read: Callable[[], list[float] | None] = load_average,
+                   sleep: Callable[[float], Any] = time.sleep) -> list[float] | None:
+    """Wait until the one-minute load average is at most ``max_load`` (or ``timeout_s`` passed)
+    and return the last reading; the caller decides what a reading above the limit means."""
+    waited, now = 0.0, read()
+    while now is not None and now[0] > max_load and waited < timeout_s:
+        sleep(poll_s)
+        waited += poll_s
+        now = read()
+    return now

@@ -61,3 +61,16 @@ def test_load_average_gives_three_rounded_non_negative_numbers():
     loads = load_average()
     assert loads is not None and len(loads) == 3
     assert all(x >= 0 and round(x, 2) == x for x in loads)
+
+
+def test_wait_for_quiet_polls_until_the_load_falls_and_gives_up_at_the_timeout():
+    from gabarito.measure.timing import wait_for_quiet
+
+    readings = iter([[2.0, 1, 1], [1.2, 1, 1], [0.4, 1, 1], [0.1, 1, 1]])
+    slept = []
+    assert wait_for_quiet(0.5, 60, poll_s=5, read=lambda: next(readings), sleep=slept.append) == [0.4, 1, 1]
+    assert slept == [5, 5]
+    busy = []
+    assert wait_for_quiet(0.5, 10, poll_s=5, read=lambda: [3.0, 3, 3], sleep=busy.append) == [3.0, 3, 3]
+    assert busy == [5, 5]  # gave up after the timeout and returned the last reading
+    assert wait_for_quiet(0.5, 10, read=lambda: None, sleep=busy.append) is None

@@ -11,10 +11,12 @@ from gabarito.retrieval.rerank.training import (
     JUDGED_NEGATIVE,
     POSITIVE,
     RANDOM_NEGATIVE,
+    Pair,
     PairPlan,
     build_pairs,
     cached_weights_match,
     pair_counts,
+    separability,
 )
 
 QUERIES = {"q1": "first question", "q2": "second question", "q3": "unjudged question"}
@@ -59,6 +61,25 @@ def test_random_negatives_are_never_judged_and_never_a_hard_negative_again():
 def test_a_relevant_document_missing_from_the_documents_is_an_error():
     with pytest.raises(GabaritoError, match="q2: relevant document c"):
         build_pairs(QUERIES, {k: v for k, v in DOCS.items() if k != "c"}, QRELS, CANDIDATES, PairPlan())
+
+
+def test_separability_is_the_auc_of_positives_against_each_kind_of_negative():
+    from sklearn.metrics import roc_auc_score
+
+    kinds = [POSITIVE] * 4 + [ASSUMED_NEGATIVE] * 3 + [RANDOM_NEGATIVE] * 3
+    scores = [0.9, 0.5, 0.5, 0.2, 0.5, 0.1, 0.6, 0.0, 0.1, 0.2]  # ties between kinds count one half
+    pairs = [Pair("q", f"d{i}", "q", "t", float(k == POSITIVE), k) for i, k in enumerate(kinds)]
+    out = separability(pairs, scores)
+    for kind in (ASSUMED_NEGATIVE, RANDOM_NEGATIVE):
+        sub = [(float(k == POSITIVE), s) for k, s in zip(kinds, scores) if k in (POSITIVE, kind)]
+        assert out["auc"][kind] == pytest.approx(roc_auc_score([y for y, _ in sub], [s for _, s in sub]))
+    # by hand: positives 0.9, 0.5, 0.5, 0.2 against 0.5, 0.1, 0.6 -> (3 + 1.5 + 1.5 + 1) / 12
+    assert out["auc"][ASSUMED_NEGATIVE] == pytest.approx(7 / 12)
+    assert out["by_kind"][POSITIVE] == {"n": 4, "mean": pytest.approx(0.525), "sd": pytest.approx(0.2487, abs=1e-4)}
+    constant = separability(pairs, [0.3] * len(pairs))
+    assert set(constant["auc"].values()) == {0.5}  # a reader that gives every pair the same score
+    with pytest.raises(GabaritoError, match="10 pairs but 9 scores"):
+        separability(pairs, scores[:-1])
 
 
 def test_the_memo_reader_scores_each_pair_once():

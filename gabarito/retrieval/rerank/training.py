@@ -256,3 +256,28 @@ def cached_weights_match(folder: str | Path, sha256: str) -> bool:
         if (folder / name).exists():
             return sha256_file(folder / name) == sha256
     return False
+
+
+def separability(pairs: Sequence[Pair], scores: Sequence[float]) -> dict:
+    """Did the reader learn to tell the kinds of pairs apart? For each kind of pair, its count and
+    the mean and standard deviation of the reader's scores; for each kind of negative, the AUC of
+    positives against it: the chance that a random positive scores above a random negative of
+    that kind (ties count one half; 0.5 is a reader that cannot tell them apart)."""
+    import numpy as np
+    from scipy.stats import rankdata
+
+    if len(pairs) != len(scores):
+        raise GabaritoError(f"{len(pairs)} pairs but {len(scores)} scores")
+    by_kind: dict[str, list[float]] = {}
+    for p, s in zip(pairs, scores):
+        by_kind.setdefault(p.kind, []).append(float(s))
+    spread = {k: {"n": len(v), "mean": float(np.mean(v)), "sd": float(np.std(v))} for k, v in sorted(by_kind.items())}
+    pos = by_kind.get(POSITIVE, [])
+    auc = {}
+    for kind, neg in sorted(by_kind.items()):
+        if kind == POSITIVE or not pos:
+            continue
+        ranks = rankdata(pos + neg)  # average ranks: ties count one half
+        u = float(ranks[:len(pos)].sum()) - len(pos) * (len(pos) + 1) / 2
+        auc[kind] = u / (len(pos) * len(neg))
+    return {"by_kind": spread, "auc": auc}
