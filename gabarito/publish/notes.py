@@ -101,6 +101,8 @@ NOTES: list[Rule] = [
                "forma errática. Os vetores dos candidatos do bi-encoder são calculados na hora da pergunta, como "
                "um cross-encoder teria de lê-los; as linhas de codificação da pergunta dão o custo quando esses "
                "vetores são calculados na indexação."),
+    (r"A cross-encoder was loaded and measured like the other readers\.",
+     lambda m: "Um cross-encoder foi carregado e medido como os outros leitores."),
     (r"The cross-encoder was not measured: see [\w.]+\.",
      lambda m: "O cross-encoder não foi medido: o motivo está na seção sobre ele, logo abaixo."),
     (r"token counts with tiktoken's (\S+) and (\S+) encodings; tiktoken's own download of the BPE files fails "
