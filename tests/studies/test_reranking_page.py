@@ -186,3 +186,29 @@ def test_committed_results_agree_with_the_study_s_own_numbers():
         assert PA.funnel(res, reader)["whole_corpus"] is not None  # the largest N read every chunk
     ex = PA.worked_example(res, "bm25")
     assert ex and 1 < ex["before"] <= n and any(a != ex["before"] for a in ex["after"].values())
+
+
+def _fold_with_per_query(before, after):
+    return {"folds": {"npl": {"first_stages": {"bm25": {"per_query_nDCG@10": {"bm25": before, "bm25+ce@20": after}}}}}}
+
+
+def test_the_gained_and_lost_table_orders_by_change_and_counts_the_unchanged():
+    before = {"1": 0.5, "2": 0.2, "3": 0.9, "4": 0.4, "5": 0.0}
+    after = {"1": 0.7, "2": 0.8, "3": 0.1, "4": 0.4, "5": 0.0}
+    mv = RA.moved_questions(_fold_with_per_query(before, after), "npl", "bm25", limit=1)
+    assert [(r["query"], round(r["delta"], 3)) for r in mv["gained"]] == [("2", 0.6)]
+    assert [(r["query"], round(r["delta"], 3)) for r in mv["lost"]] == [("3", -0.8)]
+    assert mv["unchanged"] == 2
+
+
+def test_reader_input_rows_orient_the_difference_as_abstract_alone_minus_as_indexed():
+    def stage(name):
+        base, alone = f"{name}+ce@20", f"{name}+ce@20 sem título"
+        return {"metrics": {base: {"nDCG@10": 0.4}, alone: {"nDCG@10": 0.3}},
+                "tests": [{"measure": "nDCG@10", "a": base, "b": alone, "mean_diff": 0.1, "p_holm": 0.02}]}
+
+    res = {"folds": {"cisi": {"reader_input": {"measured": True, "n": 20, **{s: stage(s) for s in RA.STAGES}}},
+                     "npl": {"reader_input": {"measured": False, "why": "no titles"}}}}
+    rows = RA.reader_input_rows(res)
+    assert rows[0]["diff"] == pytest.approx(-0.1) and rows[0]["alone"] == 0.3 and rows[0]["p_holm"] == 0.02
+    assert rows[-1] == {"held_out": "npl", "why": "no titles"}
