@@ -104,7 +104,7 @@ def separability_rows(res: Mapping) -> list[dict]:
         for where, s in f["separability"].items():
             sds = [k["sd"] for k in s["by_kind"].values()]
             out.append({"held_out": held, "where": where, "pairs": s["pairs"], "collections": s["collections"],
-                        "auc": s["auc"], "max_sd": max(sds), "mean_by_kind": {k: v["mean"] for k, v in s["by_kind"].items()}})
+                        "auc": s["auc"], "max_sd": max(sds)})
     return out
 
 
