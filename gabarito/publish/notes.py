@@ -262,6 +262,13 @@ ERRORS: list[Rule] = [
                "modelo nesta máquina"),
     (r"(?s)(?:\w+Error: )?.*Failed to resolve '([^']+)'.*",
      lambda m: f"sem acesso à internet: o endereço {_c(m[1])} não pôde ser encontrado"),
+    (r".*: trained reader (\S+) is not in the cache or its weights differ from the recorded sha256; .*",
+     lambda m: f"o modelo treinado aqui ({_c(m[1])}) não está no cache desta máquina, ou seus pesos não conferem "
+               "com o sha256 registrado; o estudo de treino (`train_rerankers.py`) o reconstrói"),
+    (r".*: no training results",
+     lambda m: "o estudo de treino (`train_rerankers.py`) ainda não foi rodado nesta cópia do projeto"),
+    (r".*: no trained reader with '(\w+)' held out .*",
+     lambda m: f"o estudo de treino não tem um modelo treinado sem a coleção {_c(m[1])}"),
 ]
 
 

@@ -12,7 +12,12 @@
 * ``corpus`` -- ``{"dataset", "file"}`` of a fetched dataset whose sha256 the results record, or
   ``null``;
 * ``seed``, ``resamples`` -- the bootstrap / randomization seed and resample count of this study
-  (default :data:`gabarito.measure.stats.DEFAULT_SEED` and 10,000), recorded in its results.
+  (default :data:`gabarito.measure.stats.DEFAULT_SEED` and 10,000), recorded in its results;
+* ``variants`` -- other scripts of the folder that share this declaration and write their own
+  results file (``[{"script", "results"}]``, run with :func:`gabarito.study.runner.variant_main`);
+  ``gabarito report`` runs them after the study when their results are stale;
+* ``after`` -- names of studies whose results (or cached models) this one reads: ``gabarito report``
+  runs those first.
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ class StudySpec:
     corpus: dict | None = None
     seed: int = DEFAULT_SEED
     resamples: int = DEFAULT_RESAMPLES
+    variants: list[dict] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
 
     @classmethod
     def load(cls, path: str | Path) -> "StudySpec":
@@ -53,14 +60,25 @@ class StudySpec:
         missing = [k for k in ("name", "title", "script", "gold") if k not in raw]
         if missing:
             raise GabaritoError(f"missing field {missing[0]!r}", path=path)
-        known = {"name", "title", "script", "gold", "results", "corpus", "seed", "resamples"}
+        known = {"name", "title", "script", "gold", "results", "corpus", "seed", "resamples", "variants", "after"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise GabaritoError(f"unknown field {unknown[0]!r}", path=path)
         gold = raw["gold"]
         if not isinstance(gold, list) or not gold or not all(isinstance(g, dict) and "manifest" in g for g in gold):
             raise GabaritoError("'gold' must be a non-empty list of {manifest, files?}", path=path)
+        variants = raw.get("variants", [])
+        if not isinstance(variants, list) or not all(isinstance(v, dict) and {"script", "results"} <= set(v)
+                                                     for v in variants):
+            raise GabaritoError("'variants' must be a list of {script, results}", path=path)
         return cls(dir=path.parent, **{k: v for k, v in raw.items() if k in known})
+
+    def variant(self, entry: dict) -> "StudySpec":
+        """This declaration with a variant's script and results file (same gold, corpus and seed)."""
+        import dataclasses
+
+        return dataclasses.replace(self, name=f"{self.name}/{Path(entry['script']).stem}", script=entry["script"],
+                                   results=entry["results"], variants=[])
 
     @property
     def results_path(self) -> Path:
@@ -106,6 +124,27 @@ def all_studies(root: Path = STUDIES) -> dict[str, StudySpec]:
         spec = StudySpec.load(path)
         out[spec.name] = spec
     return out
+
+
+def in_order(studies: dict[str, StudySpec]) -> list[StudySpec]:
+    """The studies, each after the ones it names in ``after`` (otherwise by name); a cycle or an
+    unknown name is a one-line error."""
+    done: dict[str, StudySpec] = {}
+
+    def visit(name: str, path: tuple) -> None:
+        if name in done:
+            return
+        if name in path:
+            raise GabaritoError(f"studies wait for each other: {' -> '.join((*path, name))}")
+        if name not in studies:
+            raise GabaritoError(f"'after' names an unknown study {name!r}", path=studies[path[-1]].dir / "study.json")
+        for first in studies[name].after:
+            visit(first, (*path, name))
+        done[name] = studies[name]
+
+    for name in sorted(studies):
+        visit(name, ())
+    return list(done.values())
 
 
 def find_study(name: str, root: Path = STUDIES) -> StudySpec:

@@ -71,6 +71,15 @@ def test_errors_are_explained_not_copied():
         labels.error("KeyError: 'x'")
 
 
+def test_the_reader_trained_here_is_named_and_its_absence_explained():
+    assert labels.model("trained:cisi") == labels.model("/x/.cache/cross-encoders/heldout-cisi-0a1b/")
+    assert "sem a CISI no treino" in labels.model("trained:cisi")
+    gone = labels.error("/p/rerankers.json: trained reader heldout-npl-0a1b is not in the cache or its weights "
+                        "differ from the recorded sha256; rebuild it with the training study")
+    assert "heldout-npl-0a1b" in gone and "cache" in gone and "differ" not in gone and _portuguese(gone)
+    assert "ainda não foi rodado" in labels.error("/p/rerankers.json: no training results")
+
+
 def test_methods_of_every_study():
     keys = set()
     r = _load(STUDIES / "reranking" / "results.json")

@@ -17,6 +17,7 @@ from gabarito.retrieval.rerank.training import (
     cached_weights_match,
     pair_counts,
     separability,
+    trained_reader_folder,
 )
 
 QUERIES = {"q1": "first question", "q2": "second question", "q3": "unjudged question"}
@@ -140,3 +141,26 @@ def test_a_tiny_training_run_ranks_the_planted_positive_first(tmp_path):
     reader = CrossEncoderReranker(tmp_path / "model", max_length=32)
     firsts = [rerank(queries[q], [(d, docs[d]) for d in cands[q]], reader)[0][0] for q in queries]
     assert firsts == [f"{q}-pos" for q in queries]  # planted last by the first stage, first after training
+
+
+def test_a_trained_reader_is_found_by_fold_only_when_its_weights_match(tmp_path, monkeypatch):
+    import json
+
+    from gabarito.hashing import sha256_file
+
+    monkeypatch.setenv("GABARITO_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "cross-encoders" / "heldout-npl-0123abcd"
+    folder.mkdir(parents=True)
+    (folder / "model.safetensors").write_bytes(b"weights")
+    results = tmp_path / "rerankers.json"
+    reader = {"id": "/elsewhere/.cache/cross-encoders/heldout-npl-0123abcd",  # recorded on another machine
+              "weights_sha256": sha256_file(folder / "model.safetensors")}
+    results.write_text(json.dumps({"folds": {"npl": {"reader": reader}}}), encoding="utf-8")
+    assert trained_reader_folder("trained:npl", results) == folder
+    with pytest.raises(GabaritoError, match=r"'cisi' held out \(folds: npl\)"):
+        trained_reader_folder("trained:cisi", results)
+    (folder / "model.safetensors").write_bytes(b"other weights")
+    with pytest.raises(GabaritoError, match="rerankers.json: trained reader heldout-npl-0123abcd is not in the cache"):
+        trained_reader_folder("trained:npl", results)
+    with pytest.raises(GabaritoError, match="no training results"):
+        trained_reader_folder("trained:npl", tmp_path / "missing.json")

@@ -5,7 +5,7 @@ import pytest
 from gabarito.errors import GabaritoError
 from gabarito.inputs.gold import freeze
 from gabarito.study.runner import run_study
-from gabarito.study.spec import StudySpec, find_study
+from gabarito.study.spec import StudySpec, find_study, in_order
 
 
 def _study(tmp_path, gold_text='{"pairs": []}'):
@@ -109,3 +109,27 @@ def test_variant_main_shares_the_gold_and_writes_its_own_file(tmp_path):
     assert done.value.code == 0 and not (spec.dir / "results.json").exists()
     out = json.loads((spec.dir / "bench.json").read_text())
     assert out["study"] == "toy/bench" and out["title"] == "A toy benchmark"
+
+
+def test_variants_share_the_declaration_and_studies_wait_for_the_ones_they_read(tmp_path):
+    import dataclasses
+
+    spec = _study(tmp_path)
+    raw = json.loads((spec.dir / "study.json").read_text())
+    (spec.dir / "study.json").write_text(json.dumps({**raw, "variants": [{"script": "train.py",
+                                                                            "results": "trained.json"}]}))
+    spec = StudySpec.load(spec.dir / "study.json")
+    variant = spec.variant(spec.variants[0])
+    assert (variant.script, variant.results_path, variant.gold) == ("train.py", spec.dir / "trained.json", spec.gold)
+    assert variant.name == f"{spec.name}/train" and variant.variants == []
+    (spec.dir / "study.json").write_text(json.dumps({**raw, "variants": [{"script": "train.py"}]}))
+    with pytest.raises(GabaritoError, match="'variants' must be a list"):
+        StudySpec.load(spec.dir / "study.json")
+
+    a, b, c = (dataclasses.replace(spec, name=n, after=after) for n, after in
+               (("a", ["c"]), ("b", []), ("c", ["b"])))
+    assert [s.name for s in in_order({"a": a, "b": b, "c": c})] == ["b", "c", "a"]
+    with pytest.raises(GabaritoError, match="wait for each other: a -> c -> a"):
+        in_order({"a": a, "c": dataclasses.replace(c, after=["a"])})
+    with pytest.raises(GabaritoError, match="unknown study 'c'"):
+        in_order({"a": a})

@@ -258,6 +258,30 @@ def cached_weights_match(folder: str | Path, sha256: str) -> bool:
     return False
 
 
+#: A reader named ``trained:<held-out collection>`` is the model the training study measured for that fold.
+TRAINED_PREFIX = "trained:"
+
+
+def trained_reader_folder(name: str, results: str | Path) -> Path:
+    """``trained:<fold>`` -> the cached folder of the model that the training study's ``results``
+    file measured with ``<fold>`` held out, only when its weights still have the recorded sha256
+    (otherwise a one-line error saying how to rebuild it)."""
+    from gabarito.files import read_json
+    from gabarito.retrieval.models.sources import cache_dir
+
+    fold = name[len(TRAINED_PREFIX):] if name.startswith(TRAINED_PREFIX) else name
+    folds = (read_json(results, missing="no training results") or {}).get("folds", {})
+    if fold not in folds:
+        raise GabaritoError(f"no trained reader with {fold!r} held out (folds: {', '.join(folds) or 'none'})",
+                            path=results)
+    reader = folds[fold]["reader"]
+    folder = cache_dir() / "cross-encoders" / Path(reader["id"]).name
+    if not cached_weights_match(folder, reader["weights_sha256"]):
+        raise GabaritoError(f"trained reader {folder.name} is not in the cache or its weights differ from the "
+                            f"recorded sha256; rebuild it with the training study", path=results)
+    return folder
+
+
 def separability(pairs: Sequence[Pair], scores: Sequence[float]) -> dict:
     """Did the reader learn to tell the kinds of pairs apart? For each kind of pair, its count and
     the mean and standard deviation of the reader's scores; for each kind of negative, the AUC of
