@@ -229,7 +229,8 @@ def load_readers(bench: Bench, splade: SparseReranker, rerankers) -> dict:
         cross.update(measured=True, id=where, provenance=reader.provenance())
         break
     if not cross["measured"]:  # the attempts say why, one by one
-        cross["reason"] = "no cross-encoder loaded" if cross["attempts"] else "not attempted (--reranker none)"
+        tried = ", ".join(a["id"] for a in cross["attempts"])
+        cross["reason"] = f"no cross-encoder loaded (tried {tried})" if tried else "not attempted (--reranker none)"
     return cross
 
 

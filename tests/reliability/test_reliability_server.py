@@ -147,7 +147,7 @@ def test_two_runs_on_one_embedded_root_dir_both_complete(tmp_path):
     a, b = run_pair(argv, argv, env_for())
     assert (a.returncode, b.returncode) == (0, 0), a.stderr + b.stderr
     both = a.stderr + b.stderr
-    assert "is in use by process" in both and "waiting" in both and "kill" not in both
+    assert "is in use by " in both and "waiting" in both and "kill" not in both
     first, second = records(log)
     assert first["run_id"] != second["run_id"] and returned(first) == returned(second)
     assert not servers_on(db)
