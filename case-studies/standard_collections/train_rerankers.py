@@ -168,54 +168,79 @@ def _extras(ctx, c, reader, kept: dict, stages: dict, held_pairs: list, train_pa
     return {"separability": learned, "worked_example": example, "reader_input": reader_input}
 
 
+def fold_names(args) -> list[str]:
+    return [f.strip() for f in args.folds.split(",") if f.strip()]
+
+
+def training_config(ctx) -> TrainingConfig:
+    """The training recipe the command line asks for."""
+    a = ctx.args
+    return TrainingConfig(max_steps=a.steps, seed=ctx.seed, max_length=a.max_length, learning_rate=a.lr,
+                          head_learning_rate=a.head_lr, time_limit_s=a.time_limit)
+
+
+def train_and_read(ctx, collections: dict, held: str, config: TrainingConfig) -> dict:
+    """Train (or reuse) the reader without ``held`` and let it re-read ``held``'s first stages.
+
+    Returns the fold's record (training, reader, first stages, cost per pair), the model folder,
+    the reader, its training pairs and the runs kept for the extras."""
+    train_on = [n for n in COLLECTIONS if n != held]
+    pairs = _training_pairs(collections, train_on, ctx.seed)
+    folder, record = _trained_model(ctx, held, pairs, config)
+    reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32))
+    load_before = wait_for_quiet(extras.QUIET_LOAD, extras.QUIET_WAIT_S)  # the previous fold's threads
+    stages, kept = _evaluate(ctx, collections[held], reader)
+    load_after = load_average()
+    seconds, scored = reader.seconds, reader.pairs_scored
+    per_pair_ms = 1000 * seconds / max(scored, 1)
+    valid = load_before[0] <= MAX_LOAD  # the scoring's own two threads raise the load after
+    cost = {"pairs_scored": scored, "seconds": round(seconds, 2), "ms_per_pair": round(per_pair_ms, 3),
+            "load_before": load_before, "load_after": load_after, "valid": valid, "why_not_valid": None if valid else
+            f"load average {load_before[0]} above {MAX_LOAD} before scoring: other work shared the cores"}
+    say(f"trained_rerankers: {held}: {scored} pairs, {per_pair_ms:.1f} ms/pair")
+    entry = {"train_on": train_on, "training": record, "reader": reader.provenance(), "first_stages": stages,
+             "cost": cost}
+    return {"entry": entry, "folder": folder, "reader": reader, "pairs": pairs, "kept": kept}
+
+
+def parameters(ctx, folds: list[str]) -> dict:
+    """What a results file records of the recipe and of the measurement."""
+    args = ctx.args
+    return {"folds": folds, "first_stages": FIRST_STAGES, "ns": list(NS), "negatives_from": NEGATIVES_FROM,
+            "pair_plan": plan(ctx.seed).__dict__, "steps": args.steps, "learning_rate": args.lr,
+            "head_learning_rate": args.head_lr, "time_limit_s": args.time_limit,
+            "max_length": args.max_length, "measures": list(MEASURES), "tested": list(TESTED),
+            "separability_pairs": extras.SEPARABILITY_PAIRS, "reader_input_n": extras.INPUT_N,
+            "latency": {"ns": list(extras.LATENCY_NS), "lengths": list(extras.LATENCY_LENGTHS),
+                        "questions": extras.LATENCY_QUESTIONS, "repeat": extras.LATENCY_REPEAT,
+                        "quiet_load": extras.QUIET_LOAD, "max_load": extras.MAX_LOAD}}
+
+
+def provenance(ctx, collections: dict, folds: list[str]) -> dict:
+    corpus = {name: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())}
+              for name, c in collections.items()}
+    engine = {"name": "sentence-transformers CrossEncoder (trained here)", "device": "cpu"}
+    return ctx.provenance(corpus=corpus, model=None, engine=engine, parameters=parameters(ctx, folds))
+
+
 def run(ctx) -> dict:
     args = ctx.args
-    folds = [f.strip() for f in args.folds.split(",") if f.strip()]
+    folds = fold_names(args)
     with ctx.phase("load collections"):
         collections = {name: load_checked(ctx, name) for name in COLLECTIONS}
     results, kept_for_latency = {}, {}
     for held in folds:
-        train_on = [n for n in COLLECTIONS if n != held]
-        pairs = _training_pairs(collections, train_on, ctx.seed)
-        config = TrainingConfig(max_steps=args.steps, seed=ctx.seed, max_length=args.max_length,
-                                learning_rate=args.lr, head_learning_rate=args.head_lr, time_limit_s=args.time_limit)
-        folder, record = _trained_model(ctx, held, pairs, config)
-        reader = MemoReader(CrossEncoderReranker(folder, max_length=args.max_length, batch_size=32))
-        load_before = wait_for_quiet(extras.QUIET_LOAD, extras.QUIET_WAIT_S)  # the previous fold's threads
-        stages, kept = _evaluate(ctx, collections[held], reader)
-        load_after = load_average()
-        seconds_sweep, pairs_sweep = reader.seconds, reader.pairs_scored
-        more = _extras(ctx, collections[held], reader, kept, stages,
-                       _training_pairs(collections, [held], ctx.seed), pairs)
-        kept_for_latency[held] = (folder, kept)
-        per_pair_ms = 1000 * seconds_sweep / max(pairs_sweep, 1)
-        valid = load_before[0] <= MAX_LOAD  # the scoring's own two threads raise the load after
-        results[held] = {
-            "train_on": train_on, "training": record, "reader": reader.provenance(), "first_stages": stages, **more,
-            "cost": {"pairs_scored": pairs_sweep, "seconds": round(seconds_sweep, 2),
-                     "ms_per_pair": round(per_pair_ms, 3), "load_before": load_before, "load_after": load_after,
-                     "valid": valid, "why_not_valid": None if valid else
-                     f"load average {load_before[0]} above {MAX_LOAD} before scoring: other work shared the cores"},
-        }
-        say(f"trained_rerankers: {held}: {pairs_sweep} pairs, {per_pair_ms:.1f} ms/pair")
+        fold = train_and_read(ctx, collections, held, training_config(ctx))
+        more = _extras(ctx, collections[held], fold["reader"], fold["kept"], fold["entry"]["first_stages"],
+                       _training_pairs(collections, [held], ctx.seed), fold["pairs"])
+        kept_for_latency[held] = (fold["folder"], fold["kept"])
+        results[held] = {**fold["entry"], **more}
     for held, (folder, kept) in kept_for_latency.items():  # last, each after the machine has quietened
         with ctx.phase(f"latency ({held})"):
             results[held]["latency"] = extras.latency_phase(folder, kept["queries"], kept["texts"],
                                                             kept["firsts"]["bm25"], args.max_length)
         say(f"trained_rerankers: {held}: latency valid={results[held]['latency']['valid']}")
-    corpus = {name: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())}
-              for name, c in collections.items()}
-    params = {"folds": folds, "first_stages": FIRST_STAGES, "ns": list(NS), "negatives_from": NEGATIVES_FROM,
-              "pair_plan": plan(ctx.seed).__dict__, "steps": args.steps, "learning_rate": args.lr,
-              "head_learning_rate": args.head_lr, "time_limit_s": args.time_limit,
-              "max_length": args.max_length, "measures": list(MEASURES), "tested": list(TESTED),
-              "separability_pairs": extras.SEPARABILITY_PAIRS, "reader_input_n": extras.INPUT_N,
-              "latency": {"ns": list(extras.LATENCY_NS), "lengths": list(extras.LATENCY_LENGTHS),
-                          "questions": extras.LATENCY_QUESTIONS, "repeat": extras.LATENCY_REPEAT,
-                          "quiet_load": extras.QUIET_LOAD, "max_load": extras.MAX_LOAD}}
-    engine = {"name": "sentence-transformers CrossEncoder (trained here)", "device": "cpu"}
-    return {"folds": results, "provenance": ctx.provenance(corpus=corpus, model=None, engine=engine, parameters=params)}
-
+    return {"folds": results, "provenance": provenance(ctx, collections, folds)}
 
 if __name__ == "__main__":
     variant_main(HERE, run, add_arguments, name="trained_rerankers", results="rerankers.json",
