@@ -176,3 +176,57 @@ def ceiling_range(res: Mapping, n: int = 20) -> dict:
     rows = [r for r in headline_rows(res, "nDCG@10", n) if r["ceiling"] is not None]
     lo, hi = min(rows, key=lambda r: r["ceiling"]), max(rows, key=lambda r: r["ceiling"])
     return {"n": n, "lowest": lo, "highest": hi}
+
+
+# -- more training: the held-out reader trained again with a larger budget -------------------------
+
+def _loss_tail(training: Mapping, last: int = 5) -> float | None:
+    """Mean of the last ``last`` logged training losses (one logged value is noisy)."""
+    curve = training["loss_curve"][-last:]
+    return statistics.fmean(v for _, v in curve) if curve else None
+
+
+def budget_rows(base: Mapping, more: Mapping, measure: str = "nDCG@10", n: int = 20) -> list[dict]:
+    """Per fold of ``more`` (``train_budget.py``) and first stage: the first stage alone, the
+    top ``n`` read again by the baseline reader (``rerankers.json``) and by the one trained
+    longer, and the paired test of longer minus baseline (randomization p, Holm-corrected over the
+    first stages of a fold, questions better / worse). Both must have re-read the same
+    first-stage run (same sha256)."""
+    from gabarito.measure.stats import holm, paired_randomization_test, sign_test
+
+    seed = more["provenance"]["parameters"]["seed"]
+    out = []
+    for held, f in more["folds"].items():
+        b = base["folds"][held]
+        for stage in STAGES:
+            sb, sm = b["first_stages"][stage], f["first_stages"][stage]
+            if sb["run_sha256"] != sm["run_sha256"]:
+                raise ValueError(f"{held}/{stage}: the two readers re-read different first-stage runs")
+            key = variant(stage, n)
+            pb, pm = sb[f"per_query_{measure}"][key], sm[f"per_query_{measure}"][key]
+            ids = sorted(pb)
+            a, c = [pm[q] for q in ids], [pb[q] for q in ids]
+            signs = sign_test(a, c)
+            out.append({"held_out": held, "stage": stage, "n": n, "alone": sb["metrics"][stage][measure],
+                        "baseline": sb["metrics"][key][measure], "longer": sm["metrics"][key][measure],
+                        "diff": statistics.fmean(a) - statistics.fmean(c),
+                        "p": paired_randomization_test(a, c, seed=seed), "better": signs["wins"],
+                        "worse": signs["losses"]})
+        fold_rows = [r for r in out if r["held_out"] == held]
+        adjusted = holm({r["stage"]: r["p"] for r in fold_rows})
+        for r in fold_rows:
+            r["p_holm"] = adjusted[r["stage"]]
+    return out
+
+
+def budget_training(base: Mapping, more: Mapping) -> list[dict]:
+    """Per fold of ``more``: steps, seconds, the mean of the last logged losses, and the held-out
+    AUC against each kind of negative, for the baseline reader and for the one trained longer."""
+    out = []
+    for held, f in more["folds"].items():
+        for which, fold in (("baseline", base["folds"][held]), ("longer", f)):
+            t = fold["training"]
+            out.append({"held_out": held, "which": which, "steps": t["steps"], "seconds": t["train_seconds"],
+                        "stopped_by": t["stopped_by"], "loss_tail": _loss_tail(t),
+                        "auc_held_out": fold["separability"]["held_out"]["auc"], "sha256": t["weights_sha256"]})
+    return out

@@ -212,3 +212,32 @@ def test_reader_input_rows_orient_the_difference_as_abstract_alone_minus_as_inde
     rows = RA.reader_input_rows(res)
     assert rows[0]["diff"] == pytest.approx(-0.1) and rows[0]["alone"] == 0.3 and rows[0]["p_holm"] == 0.02
     assert rows[-1] == {"held_out": "npl", "why": "no titles"}
+
+
+def _budget_fold(after, run_sha="r", steps=400, losses=(0.6, 0.5)):
+    mean = sum(after.values()) / len(after)
+    stages = {s: {"run_sha256": run_sha, "metrics": {s: {"nDCG@10": 0.3}, f"{s}+ce@20": {"nDCG@10": mean}},
+                  "per_query_nDCG@10": {s: {q: 0.3 for q in after}, f"{s}+ce@20": dict(after)}}
+              for s in RA.STAGES}
+    training = {"steps": steps, "train_seconds": 2.0 * steps, "stopped_by": "step budget", "weights_sha256": "w",
+                "loss_curve": [[10 * (i + 1), v] for i, v in enumerate(losses)]}
+    return {"first_stages": stages, "training": training, "separability": {"held_out": {"auc": {"x": 0.5}}}}
+
+
+def test_budget_rows_compare_the_longer_reader_with_the_baseline_question_by_question():
+    base = {"folds": {"cranfield": _budget_fold({"1": 0.2, "2": 0.4, "3": 0.6, "4": 0.1})}}
+    longer = _budget_fold({"1": 0.3, "2": 0.4, "3": 0.9, "4": 0.0}, steps=850, losses=(0.5, 0.3, 0.1))
+    more = {"folds": {"cranfield": longer}, "provenance": {"parameters": {"seed": 7}}}
+    rows = RA.budget_rows(base, more)
+    assert len(rows) == len(RA.STAGES)
+    r = rows[0]
+    assert (r["better"], r["worse"]) == (2, 1) and r["diff"] == pytest.approx(0.075)
+    # differences (+.1, 0, +.3, -.1): of the 8 sign patterns of the three non-zero ones, 6 have |sum| >= .3
+    assert r["p"] == pytest.approx(0.75, abs=0.03)
+    assert r["p_holm"] == pytest.approx(min(1.0, 3 * min(x["p"] for x in rows)))  # three equal p: Holm's first step
+    t = RA.budget_training(base, more)
+    assert [x["which"] for x in t] == ["baseline", "longer"]
+    assert t[1]["loss_tail"] == pytest.approx(0.3) and t[0]["loss_tail"] == pytest.approx(0.55)
+    more["folds"]["cranfield"]["first_stages"]["bm25"]["run_sha256"] = "other"
+    with pytest.raises(ValueError, match="different first-stage runs"):
+        RA.budget_rows(base, more)
