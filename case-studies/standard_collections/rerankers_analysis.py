@@ -192,7 +192,7 @@ def budget_rows(base: Mapping, more: Mapping, measure: str = "nDCG@10", n: int =
     longer, and the paired test of longer minus baseline (randomization p, Holm-corrected over the
     first stages of a fold, questions better / worse). Both must have re-read the same
     first-stage run (same sha256)."""
-    from gabarito.measure.stats import holm, paired_randomization_test, sign_test
+    from gabarito.measure.stats import compare_methods, holm
 
     seed = more["provenance"]["parameters"]["seed"]
     out = []
@@ -203,15 +203,11 @@ def budget_rows(base: Mapping, more: Mapping, measure: str = "nDCG@10", n: int =
             if sb["run_sha256"] != sm["run_sha256"]:
                 raise ValueError(f"{held}/{stage}: the two readers re-read different first-stage runs")
             key = variant(stage, n)
-            pb, pm = sb[f"per_query_{measure}"][key], sm[f"per_query_{measure}"][key]
-            ids = sorted(pb)
-            a, c = [pm[q] for q in ids], [pb[q] for q in ids]
-            signs = sign_test(a, c)
+            t = compare_methods({"longer": sm[f"per_query_{measure}"][key], "baseline": sb[f"per_query_{measure}"][key]},
+                                seed=seed)[0]
             out.append({"held_out": held, "stage": stage, "n": n, "alone": sb["metrics"][stage][measure],
                         "baseline": sb["metrics"][key][measure], "longer": sm["metrics"][key][measure],
-                        "diff": statistics.fmean(a) - statistics.fmean(c),
-                        "p": paired_randomization_test(a, c, seed=seed), "better": signs["wins"],
-                        "worse": signs["losses"]})
+                        "diff": t["mean_diff"], "p": t["p_randomization"], "better": t["wins"], "worse": t["losses"]})
         fold_rows = [r for r in out if r["held_out"] == held]
         adjusted = holm({r["stage"]: r["p"] for r in fold_rows})
         for r in fold_rows:

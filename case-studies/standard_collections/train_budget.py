@@ -25,9 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import reranker_extras as extras  # noqa: E402
 import train_rerankers as base  # noqa: E402
-from run_study import load_checked  # noqa: E402
 
 from gabarito.hashing import sha256_file  # noqa: E402
 from gabarito.study.runner import variant_main  # noqa: E402
@@ -49,14 +47,12 @@ def _baseline() -> dict:
 
 def run(ctx) -> dict:
     folds = base.fold_names(ctx.args)
-    with ctx.phase("load collections"):
-        collections = {name: load_checked(ctx, name) for name in base.COLLECTIONS}
+    collections = base.load_collections(ctx)
     results = {}
     for held in folds:
         fold = base.train_and_read(ctx, collections, held, base.training_config(ctx))
-        with ctx.phase(f"what the reader learned ({held})"):
-            learned = extras.separability_phase(fold["reader"], base._training_pairs(collections, [held], ctx.seed),
-                                                fold["pairs"], ctx.seed)
+        learned = base.what_it_learned(ctx, held, fold["reader"], base._training_pairs(collections, [held], ctx.seed),
+                                       fold["pairs"])
         results[held] = {**fold["entry"], "separability": learned}
     return {"folds": results, "baseline": _baseline(), "provenance": base.provenance(ctx, collections, folds)}
 

@@ -155,11 +155,22 @@ def _evaluate(ctx, c, reader: MemoReader) -> tuple[dict, dict]:
     return out, kept
 
 
+def what_it_learned(ctx, held: str, reader, held_pairs: list, train_pairs: list) -> dict:
+    """AUC and score spread of the reader, on the held-out collection's pairs and on its own training pairs."""
+    with ctx.phase(f"what the reader learned ({held})"):
+        return extras.separability_phase(reader, held_pairs, train_pairs, ctx.seed)
+
+
+def load_collections(ctx) -> dict:
+    """The five classic collections, each checked against its frozen gold."""
+    with ctx.phase("load collections"):
+        return {name: load_checked(ctx, name) for name in COLLECTIONS}
+
+
 def _extras(ctx, c, reader, kept: dict, stages: dict, held_pairs: list, train_pairs: list) -> dict:
     """Separability, the worked example and the reader-input variant of one fold."""
     queries = dict(zip(kept["queries"].ids, kept["queries"].texts))
-    with ctx.phase(f"what the reader learned ({c.name})"):
-        learned = extras.separability_phase(reader, held_pairs, train_pairs, ctx.seed)
+    learned = what_it_learned(ctx, c.name, reader, held_pairs, train_pairs)
     example = extras.worked_example(reader, kept["texts"], {d.id: d.title for d in c.documents}, queries,
                                     kept["qrels"], kept["firsts"], stages["bm25"]["per_query_nDCG@10"])
     with ctx.phase(f"reader input ({c.name})"):
@@ -226,8 +237,7 @@ def provenance(ctx, collections: dict, folds: list[str]) -> dict:
 def run(ctx) -> dict:
     args = ctx.args
     folds = fold_names(args)
-    with ctx.phase("load collections"):
-        collections = {name: load_checked(ctx, name) for name in COLLECTIONS}
+    collections = load_collections(ctx)
     results, kept_for_latency = {}, {}
     for held in folds:
         fold = train_and_read(ctx, collections, held, training_config(ctx))
