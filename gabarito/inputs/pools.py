@@ -6,6 +6,11 @@ deduplicated union of each run's first ``depth`` documents, shuffled by a seeded
 of the method or the rank that retrieved a document. The pool file written by :func:`write_pool`
 holds only question ids, question texts and candidate ids; which method retrieved a candidate is
 kept apart (:func:`pool_sources`) for the analysis, never shown to an assessor.
+
+Known answers (TREC adds them to the pool): :func:`unpooled_answers` finds the expected documents
+that no pool holds, and :func:`hide_known_answers` pools each one with a few already-judged
+candidates of its question (decoys) in a seeded order, so an assessor cannot tell which candidate
+is the known answer; which pairs are decoys is kept only in the key.
 """
 
 from __future__ import annotations
@@ -56,14 +61,53 @@ def write_pool(path: str | Path, pool: Mapping[str, Sequence[str]], questions: M
     return atomic_write_json(path, {"meta": dict(meta), "questions": items})
 
 
-def assessment_pairs(pool: Mapping[str, Sequence[str]], *, prefix: str = "") -> list[tuple[str, str, str]]:
-    """``[(pair id, question id, doc id)]`` in pool order; pair ids are ``<prefix>NNNNN`` counters,
-    so they say nothing about the method, the rank or the expected answer."""
+def assessment_pairs(pool: Mapping[str, Sequence[str]], *, prefix: str = "",
+                     start: int = 0) -> list[tuple[str, str, str]]:
+    """``[(pair id, question id, doc id)]`` in pool order; pair ids are ``<prefix>NNNNN`` counters
+    continuing after ``start``, so they say nothing about the method, the rank or the expected answer."""
     out = []
     for q, docs in pool.items():
         for d in docs:
-            out.append((f"{prefix}{len(out) + 1:05d}", q, d))
+            out.append((f"{prefix}{start + len(out) + 1:05d}", q, d))
     return out
+
+
+def unpooled_answers(expected: Mapping[str, str], pool: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """``{qid: expected doc}`` for the questions whose expected document is not in their pool."""
+    return {q: d for q, d in expected.items() if d not in set(pool.get(q, ()))}
+
+
+def hide_known_answers(answers: Mapping[str, str], pool: Mapping[str, Sequence[str]],
+                       grades: Mapping[str, Mapping[str, int]], *, decoys: int,
+                       seed: int) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Each known answer pooled with ``decoys`` candidates of its question's judged pool.
+
+    The first decoy is drawn from the question's candidates of highest grade (so the known answer
+    is never the only plausible candidate), the others from the rest of its pool; the question's
+    candidates are then shuffled and the questions too (``random.Random(f"known:{seed}:...")``).
+    Returns ``({qid: candidates}, {qid: decoys})``; the second is for the key, never for an assessor.
+    """
+    if decoys < 1:
+        raise GabaritoError(f"a known answer needs at least one decoy, not {decoys}")
+    order = sorted(answers)
+    random.Random(f"known:{seed}").shuffle(order)
+    hidden, chosen = {}, {}
+    for q in order:
+        judged = [d for d in pool.get(q, ()) if d != answers[q]]
+        if len(judged) < decoys:
+            raise GabaritoError(f"question {q!r} has {len(judged)} judged candidate(s), fewer than {decoys} decoys")
+        missing = [d for d in judged if d not in grades.get(q, {})]
+        if missing:
+            raise GabaritoError(f"question {q!r}: pooled candidate {missing[0]!r} has no grade")
+        rng = random.Random(f"known:{seed}:{q}")
+        top = max(grades[q][d] for d in judged)
+        first = rng.choice(sorted(d for d in judged if grades[q][d] == top))
+        rest = rng.sample(sorted(d for d in judged if d != first), decoys - 1)
+        chosen[q] = [first, *rest]
+        candidates = [answers[q], *chosen[q]]
+        rng.shuffle(candidates)
+        hidden[q] = candidates
+    return hidden, chosen
 
 
 def split_packets(pairs: Sequence[tuple[str, str, str]], max_pairs: int) -> list[list[tuple[str, str, str]]]:

@@ -92,3 +92,35 @@ def test_good_grades_are_read():
         p = pathlib.Path(d) / "g.json"
         p.write_text('[{"pair": "P2", "grade": 0}, {"pair": "P1", "grade": 2}]')
         assert read_grades(p, ["P1", "P2"]) == {"P1": 2, "P2": 0}
+
+
+def test_pair_ids_can_continue_an_earlier_counter():
+    from gabarito.inputs.pools import assessment_pairs
+
+    assert [p[0] for p in assessment_pairs({"q": ["a", "b"]}, prefix="P", start=8747)] == ["P08748", "P08749"]
+
+
+def test_unpooled_answers_are_the_expected_documents_no_pool_holds():
+    from gabarito.inputs.pools import unpooled_answers
+
+    pool = {"q1": ["a", "b"], "q2": ["c"]}
+    assert unpooled_answers({"q1": "b", "q2": "z", "q3": "y"}, pool) == {"q2": "z", "q3": "y"}
+
+
+def test_known_answers_hide_among_seeded_decoys_led_by_the_best_graded():
+    from gabarito.inputs.pools import hide_known_answers
+
+    pool = {"q1": ["a", "b", "c", "d", "e"], "q2": ["f", "g", "h"]}
+    grades = {"q1": {"a": 0, "b": 2, "c": 0, "d": 1, "e": 0}, "q2": {"f": 0, "g": 0, "h": 1}}
+    hidden, decoys = hide_known_answers({"q1": "k1", "q2": "k2"}, pool, grades, decoys=2, seed=7)
+    assert decoys["q1"][0] == "b" and decoys["q2"][0] == "h"  # the first decoy has the question's top grade
+    assert sorted(hidden["q1"]) == sorted(["k1", *decoys["q1"]]) and len(set(decoys["q1"])) == 2
+    assert (hidden, decoys) == hide_known_answers({"q2": "k2", "q1": "k1"}, pool, grades, decoys=2, seed=7)
+    spots = {hide_known_answers({"q1": "k1"}, pool, grades, decoys=3, seed=s)[0]["q1"].index("k1") for s in range(30)}
+    assert len(spots) > 2  # the known answer's place is drawn, not fixed
+    with pytest.raises(GabaritoError, match="'q2' has 3 judged candidate"):
+        hide_known_answers({"q2": "k2"}, pool, grades, decoys=4, seed=7)
+    with pytest.raises(GabaritoError, match="'e' has no grade"):
+        hide_known_answers({"q1": "k1"}, pool, {"q1": {"a": 0, "b": 2, "c": 0, "d": 1}}, decoys=2, seed=7)
+    with pytest.raises(GabaritoError, match="at least one decoy"):
+        hide_known_answers({"q1": "k1"}, pool, grades, decoys=0, seed=7)
