@@ -93,3 +93,31 @@ def kappa_interval(a: Sequence[int], b: Sequence[int], *, weights: str | None = 
         ci = [float(np.quantile(values, alpha / 2)), float(np.quantile(values, 1 - alpha / 2))]
     return {"kappa": cohen_kappa(a, b, weights=weights, labels=labels), "ci95": ci,
             "undefined_resamples": undefined, "n": n}
+
+
+def either_nonzero(a: Sequence[int], b: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The items where at least one assessor gave a non-zero grade (the shared zeros left out).
+
+    With many clearly irrelevant items, agreement on 0 dominates kappa; on what is left, kappa
+    measures whether the assessors agree on *which* items are relevant and how much."""
+    if len(a) != len(b):
+        raise GabaritoError(f"{len(a)} grades against {len(b)}: assessors must grade the same items")
+    kept = [(x, y) for x, y in zip(a, b) if x != 0 or y != 0]
+    return [x for x, _ in kept], [y for _, y in kept]
+
+
+def agreement_summary(a: Sequence[int], b: Sequence[int], *, resamples: int = 10000,
+                      seed: int = DEFAULT_SEED, labels: Sequence[int] = GRADES) -> dict:
+    """Confusion matrix, observed agreement and kappa (unweighted and linear, with intervals) of
+    two assessors, overall and on the items where either gave a non-zero grade (``either_nonzero``;
+    its kappas are ``None`` with no interval when fewer than two such items exist)."""
+    def block(x: Sequence[int], y: Sequence[int]) -> dict:
+        out = {"n_pairs": len(x), "observed_agreement": sum(i == j for i, j in zip(x, y)) / len(x) if x else None}
+        for name, weights in (("unweighted", None), ("linear", "linear")):
+            out[name] = (kappa_interval(x, y, weights=weights, labels=labels, resamples=resamples, seed=seed)
+                         if x else {"kappa": None, "ci95": None, "undefined_resamples": 0, "n": 0})
+        return out
+
+    out = {"grades": list(labels), "confusion": confusion(a, b, labels), **block(a, b)}
+    out["either_nonzero"] = block(*either_nonzero(a, b))
+    return out

@@ -12,6 +12,12 @@ grade per pair:
 
 :func:`acceptable_misses` counts, for a method, the questions whose first result is not the
 expected document but was judged an acceptable (>= 1) or full (2) answer.
+
+Adjudication regimes (:func:`under_regime`): the same pairs with the disagreements resolved by
+the adjudicator (``adjudicated``, the frozen qrels), by the lower of the two grades (``min``) or by
+the higher (``max``); the expected concept's rule applies in all three. :func:`resolutions` counts
+how the adjudicator resolved each kind of disagreement: with the higher grade, the lower, or one
+in between.
 """
 
 from __future__ import annotations
@@ -58,6 +64,50 @@ def combine(a: Mapping[str, int], b: Mapping[str, int], c: Mapping[str, int],
         out[pid] = {"question": q, "doc": d, "a": ga, "b": gb, "c": gc, "grade": grade,
                     "expected": is_expected, "rule": rule}
     return {"pairs": out, "gold_rejected": rejected, "n_disagreements": n_dis}
+
+
+ADJUDICATION_REGIMES = ("adjudicated", "min", "max")
+_PICK = {"min": min, "max": max}
+
+
+def under_regime(pairs: Mapping[str, Mapping], regime: str) -> dict[str, dict]:
+    """:func:`combine`'s pairs with each disagreement resolved by ``regime``: ``adjudicated`` (the
+    adjudicator's grade, as combined), ``min`` or ``max`` of the two assessors' grades. Agreed
+    pairs keep their grade; the expected concept keeps its combined grade (2 unless every assessor
+    gave 0, which needs the two to agree on 0), whatever the regime."""
+    if regime not in ADJUDICATION_REGIMES:
+        raise GabaritoError(f"unknown adjudication regime {regime!r}; use one of {list(ADJUDICATION_REGIMES)}")
+    out = {}
+    for pid, p in pairs.items():
+        grade = p["grade"]
+        if regime != "adjudicated" and p["a"] != p["b"] and not p["expected"]:
+            grade = _PICK[regime](p["a"], p["b"])
+        out[pid] = {**p, "grade": grade}
+    return out
+
+
+def resolutions(pairs: Mapping[str, Mapping]) -> dict:
+    """How the adjudicator resolved the disagreements: ``{"n", "higher", "lower", "between",
+    "outside", "by_kind": {"0-1"|"0-2"|"1-2": {same counts}}}`` (kind = the two grades, lower
+    first; ``outside``: neither grade, e.g. 2 where A and B gave 0 and 1). Counts the
+    adjudicator's own grade, before the expected concept's rule."""
+    def zero() -> dict:
+        return {"n": 0, "higher": 0, "lower": 0, "between": 0, "outside": 0}
+
+    total, kinds = zero(), {}
+    for pid, p in pairs.items():
+        if p["a"] == p["b"]:
+            continue
+        if p.get("c") is None:
+            raise GabaritoError(f"pair {pid} has no adjudication (assessors gave {p['a']} and {p['b']})")
+        low, high = sorted((p["a"], p["b"]))
+        c = p["c"]
+        way = "higher" if c == high else "lower" if c == low else "between" if low < c < high else "outside"
+        kind = kinds.setdefault(f"{low}-{high}", zero())
+        for counts in (total, kind):
+            counts["n"] += 1
+            counts[way] += 1
+    return {**total, "by_kind": dict(sorted(kinds.items()))}
 
 
 def graded_qrels(pairs: Mapping[str, Mapping], questions: Sequence[str]) -> Qrels:
