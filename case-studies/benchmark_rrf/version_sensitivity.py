@@ -39,7 +39,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from gabarito.errors import GabaritoError, run_main  # noqa: E402
-from gabarito.hashing import atomic_write_json, sha256_file  # noqa: E402
+from gabarito.hashing import sha256_file  # noqa: E402
+from gabarito.study.records import write_measurement  # noqa: E402
 from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis  # noqa: E402
 from gabarito.inputs.datasets import fetch  # noqa: E402
 from gabarito.inputs.gold import load_gold, verify_frozen  # noqa: E402
@@ -407,7 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "versus_newest": {k: same_lists(records, k, args.versions[-1]) for k in records},
         "findings": findings(records, comparison, list(args.versions), len(rows)),
     }
-    atomic_write_json(args.out, result)
+    write_measurement(args.out, result)
     for line in result["findings"]:
         print(line, file=sys.stderr)
     return 0

@@ -19,8 +19,7 @@ from gabarito.errors import run_main
 from gabarito.evaluation import EvalConfig, run_evaluation
 from gabarito.inputs.gold import verify_frozen
 from gabarito.retrieval.models import EmbeddingCache, load_encoder
-from gabarito.study.records import git_state, machine, now_iso
-from gabarito.hashing import atomic_write_json
+from gabarito.study.records import git_state, machine, now_iso, write_measurement
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "data" / "helpcenter"
@@ -55,7 +54,7 @@ def main(argv=None) -> int:
                      "speedup_warm": timed["cold"]["wall_s"] / timed["warm"]["wall_s"],
                      "qps_search_only": len(queries) / search_s if search_s > 0 else None})
         print(f"{model_id}: cold {timed['cold']['wall_s']:.2f} s, warm {timed['warm']['wall_s']:.2f} s")
-    atomic_write_json(args.out, {"date": now_iso(), "git": git_state(), "machine": machine(),
+    write_measurement(args.out, {"date": now_iso(), "git": git_state(), "machine": machine(),
                                  "segmentation": "section", "engine": "memory (exact cosine)",
                                  "rows": rows})
     return 0

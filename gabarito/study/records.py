@@ -67,16 +67,31 @@ def provenance(*, corpus: Mapping, gold_sha256: Mapping[str, str], model: Mappin
 
 
 def write_results(path: str | Path, results: Mapping) -> Path:
-    """Write a results file atomically; it must carry provenance with gold hashes."""
+    """Write a results file atomically; it must carry provenance with gold hashes. Its sha256 is
+    recorded in the folder's manifest (:mod:`gabarito.study.integrity`)."""
     prov = results.get("provenance") or {}
     if not prov.get("gold_sha256"):
         raise GabaritoError("results lack provenance.gold_sha256", path=path)
-    return atomic_write_json(path, results)
+    return write_measurement(path, results)
+
+
+def write_measurement(path: str | Path, data: Mapping) -> Path:
+    """Write a results file a page reads (a study's results, a benchmark's JSON) atomically and
+    record its sha256 in the folder's manifest, so that a later edit is refused."""
+    from gabarito.study.integrity import record
+
+    written = atomic_write_json(path, data)
+    record(written)
+    return written
 
 
 def check_results_gold(results_path: str | Path) -> dict[str, str]:
-    """Refuse results whose recorded gold hashes differ from the gold files beside them."""
+    """Refuse results changed after their run (:func:`gabarito.study.integrity.verify`) and
+    results whose recorded gold hashes differ from the gold files beside them."""
+    from gabarito.study.integrity import verify
+
     results_path = Path(results_path)
+    verify(results_path)
     try:
         results = json.loads(results_path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -112,14 +127,22 @@ def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -
 
 
 
+def _truncate(fd: int, size: int) -> None:
+    try:
+        os.ftruncate(fd, size)
+    except OSError:  # not a regular file (a pipe, /dev/full): nothing to cut back
+        pass
+
+
 def append_jsonl(path: str | Path, record: Mapping) -> Path:
     """Append one record as one line to a JSONL log; the file is never rewritten.
 
     The line is written with a single ``write`` on a file opened with ``O_APPEND``, under an
     exclusive ``flock`` on the log, so appends from several processes never interleave or
     lose a line. A log whose last line was cut short (a process killed mid-write) gets a
-    newline first, so the damaged line stays on its own and readers can skip it. The file
-    mode follows the umask."""
+    newline first, so the damaged line stays on its own and readers can skip it. A write that
+    fails part way (disk full) is cut back off, so the log is left as it was. The file mode
+    follows the umask."""
     import fcntl
 
     path = Path(path)
@@ -131,10 +154,14 @@ def append_jsonl(path: str | Path, record: Mapping) -> Path:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException:
+            _truncate(fd, size)  # a disk full mid-record leaves no cut-short line behind
+            raise
     finally:
         os.close(fd)  # releases the lock
     return path
@@ -146,6 +173,11 @@ def stale_reason(results_path: str | Path, *, gold_sha256: Mapping[str, str],
     results_path = Path(results_path)
     if not results_path.exists():
         return "no results yet"
+    from gabarito.study.integrity import state
+
+    modified = state(results_path)
+    if modified:
+        return modified
     try:
         prov = json.loads(results_path.read_text(encoding="utf-8")).get("provenance") or {}
     except json.JSONDecodeError:

@@ -22,6 +22,7 @@ from gabarito.inputs.gold import freeze
 from gabarito.hashing import sha256_file
 from gabarito.publish.plots import FIGURE_MARKER
 from gabarito.publish.site import build, remote_loads
+from gabarito.study.records import write_measurement, write_results
 
 from browser import find_chromium, open_page
 
@@ -134,7 +135,7 @@ def make_fixture(root: Path, n: int = 40, *, notebook=FIXTURE_NOTEBOOK) -> Path:
         "provenance": {"gold_sha256": {"questions.json": sha256_file(study / "questions.json")}},
         "per_question": [{"id": p["id"], "rank": 1 + (i * 7) % 11} for i, p in enumerate(pairs)],
     }
-    (study / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    write_results(study / "results.json", results)  # as a study run writes it: recorded in the manifest
     nb = nbformat.v4.new_notebook()
     maker = {"raw": nbformat.v4.new_raw_cell, "markdown": nbformat.v4.new_markdown_cell, "code": nbformat.v4.new_code_cell}
     nb.cells = [maker[kind](src) for kind, src in notebook]
@@ -201,7 +202,7 @@ def test_fixture_site_builds_offline(tmp_path):
     results = root / "case-studies" / "demo" / "results.json"
     data = json.loads(results.read_text(encoding="utf-8"))
     data["per_question"] = data["per_question"][:39]
-    results.write_text(json.dumps(data), encoding="utf-8")
+    write_results(results, data)  # a rerun of the study
     build(root, out=out, renderer="smalldocs")
     assert executed.stat().st_mtime_ns != mtime
     assert tbody_rows((out / PAGE).read_text(encoding="utf-8"), "per-question") == 39
@@ -244,7 +245,7 @@ def test_fixture_refuses_results_without_provenance(tmp_path):
     results = root / "case-studies" / "demo" / "results.json"
     data = json.loads(results.read_text(encoding="utf-8"))
     del data["provenance"]
-    results.write_text(json.dumps(data), encoding="utf-8")
+    write_measurement(results, data)  # a run that wrote no provenance
     out = tmp_path / "site"
     with pytest.raises(GabaritoError, match="provenance.gold_sha256"):
         build(root, out=out, renderer="smalldocs")
@@ -399,7 +400,7 @@ def test_real_project_refuses_dirty_results_unless_told(tmp_path, monkeypatch):
     results = root / "case-studies" / "benchmark_rrf" / "results.json"
     data = json.loads(results.read_text(encoding="utf-8"))
     data["provenance"]["git"]["dirty"] = True
-    results.write_text(json.dumps(data), encoding="utf-8")
+    write_results(results, data)  # a run on a dirty tree wrote (and recorded) it
     monkeypatch.delenv("GABARITO_ALLOW_DIRTY", raising=False)
     with pytest.raises(GabaritoError, match="uncommitted changes"):
         build(root, renderer="smalldocs", execute=False)

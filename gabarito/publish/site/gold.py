@@ -1,5 +1,7 @@
 """What the build refuses before it runs a page: changed gold, results of other gold, dirty results.
 
+0. Every results file must be byte for byte the one its run wrote: its sha256 equals the one
+   recorded at write time in the folder's ``results.sha256.json`` (:mod:`gabarito.study.integrity`).
 1. Every ``case-studies/*/gold.lock.json`` must still match its gold files
    (:func:`gabarito.inputs.gold.verify_frozen`), and every results file must record, in
    ``provenance.gold_sha256``, the sha256 of the gold files as they are now
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.inputs.gold import verify_frozen
+from gabarito.study.integrity import verify as verify_results
 from gabarito.study.records import check_results_gold
 
 #: The environment variable that allows results computed on a dirty tree.
@@ -54,6 +57,7 @@ def check_gold(root: Path) -> int:
     for manifest in sorted(studies.glob("*/gold.lock.json")):
         checked += len(verify_frozen(manifest))
     for path, data in results_files(root):
+        verify_results(path)  # the file its run wrote, not one edited since
         provenance = data.get("provenance")
         gold = provenance.get("gold_sha256") if isinstance(provenance, dict) else None
         if gold is None and path.name != "results.json":
