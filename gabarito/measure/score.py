@@ -5,7 +5,8 @@ an interval and a p-value are computed in exactly one way:
 
 * per-query values come from :func:`gabarito.measure.metrics.evaluate` (conventions there);
 * intervals are percentile bootstrap intervals of the mean over queries
-  (:func:`gabarito.measure.stats.bootstrap_ci`);
+  (:func:`gabarito.measure.stats.bootstrap_ci`; all the series of one call in one shared draw,
+  :func:`gabarito.measure.stats.bootstrap_ci_many`);
 * paired tests between methods are :func:`gabarito.measure.stats.compare_methods`
   (sign-flip randomization + exact sign test, Holm-corrected over the method pairs of a measure).
 
@@ -27,11 +28,21 @@ def interval(values: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
              seed: int = stats.DEFAULT_SEED) -> dict | None:
     """``{"value": mean, "ci95": [low, high]}`` of per-query values in the order given
     (None for no value: nothing to average)."""
-    values = [float(v) for v in values]
-    if not values:
-        return None
-    low, high = stats.bootstrap_ci(values, n_resamples=resamples, seed=seed)
-    return {"value": metrics.mean(values), "ci95": [low, high]}
+    return intervals([values], resamples=resamples, seed=seed)[0]
+
+
+def intervals(series: Sequence[Sequence[float]], *, resamples: int = DEFAULT_RESAMPLES,
+              seed: int = stats.DEFAULT_SEED) -> list[dict | None]:
+    """:func:`interval` of each series, in order; the series of one length share one bootstrap
+    draw (:func:`gabarito.measure.stats.bootstrap_ci_many`), which gives the same numbers."""
+    series = [[float(v) for v in values] for values in series]
+    out: list[dict | None] = [None] * len(series)
+    for size in sorted({len(values) for values in series} - {0}):
+        group = [i for i, values in enumerate(series) if len(values) == size]
+        cis = stats.bootstrap_ci_many([series[i] for i in group], n_resamples=resamples, seed=seed)
+        for i, (low, high) in zip(group, cis):
+            out[i] = {"value": metrics.mean(series[i]), "ci95": [low, high]}
+    return out
 
 
 def per_query_values(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels,
@@ -64,16 +75,18 @@ def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: 
         raise GabaritoError("the query order given does not cover exactly the judged queries")
     means = {m: {meas: metrics.mean([per_query[m][meas][q] for q in qids]) for meas in measures}
              for m in runs}
-    ci = {m: {meas: list(stats.bootstrap_ci([per_query[m][meas][q] for q in qids],
-                                            n_resamples=resamples, seed=seed)) for meas in measures}
-          for m in runs}
+    cells = [(m, meas) for m in runs for meas in measures]
+    cis = stats.bootstrap_ci_many([[per_query[m][meas][q] for q in qids] for m, meas in cells],
+                                  n_resamples=resamples, seed=seed)
+    ci: dict[str, dict[str, list[float]]] = {m: {} for m in runs}
+    for (m, meas), low_high in zip(cells, cis):
+        ci[m][meas] = list(low_high)
     tests = []
-    for meas in (measures if tested is None else tested):
-        if len(runs) < 2:
-            break
-        rows = stats.compare_methods({m: [per_query[m][meas][q] for q in qids] for m in runs},
-                                     n_resamples=resamples, seed=seed)
-        tests.extend({"measure": meas, **row} for row in rows)
+    if len(runs) >= 2:
+        tables = {meas: {m: [per_query[m][meas][q] for q in qids] for m in runs}
+                  for meas in (measures if tested is None else tested)}
+        for meas, rows in stats.compare_tables(tables, n_resamples=resamples, seed=seed).items():
+            tests.extend({"measure": meas, **row} for row in rows)
     return {"n": len(qids), "queries": qids, "measures": list(measures), "seed": seed,
             "resamples": resamples, "metrics": means, "ci": ci, "tests": tests, "per_query": per_query}
 

@@ -8,10 +8,20 @@ so results are reproducible for a given seed.
 * :func:`bootstrap_ci` -- percentile bootstrap interval of the mean.
 * :func:`paired_randomization_test` -- two-sided sign-flip test of the mean
   difference, p = (count + 1) / (n_resamples + 1).
+* :func:`bootstrap_ci_many`, :func:`randomization_p_many` -- the same for several
+  series of one length at once.
 * :func:`sign_test` -- exact two-sided binomial test on wins and losses.
 * :func:`holm` -- Holm-Bonferroni adjusted p-values.
 * :func:`effect_size` -- mean difference and paired Cohen's d (d_z).
-* :func:`compare_methods` -- all of the above for every pair of methods.
+* :func:`compare_methods` -- all of the above for every pair of methods;
+  :func:`compare_tables` -- the same for several tables (e.g. one per measure).
+
+Several series, one draw: with one seed, every series of ``n`` values is resampled
+by the same stream of indices (and of signs), so series of one length are resampled
+together -- each chunk of the stream is drawn once, turned into per-resample counts
+of each query, and all the series' resample means are one matrix product. The
+numbers are those of resampling each series alone (same draws; sums in another
+order, so equal to about 1e-15).
 """
 
 from __future__ import annotations
@@ -25,8 +35,9 @@ import numpy as np
 from gabarito.errors import GabaritoError
 
 DEFAULT_SEED = 20240601
-#: Upper bound on the number of cells of one resampling matrix (bounds memory use).
-_CHUNK_CELLS = 2_000_000
+#: Upper bound on the number of cells of one resampling matrix (bounds memory use). The streams
+#: drawn do not depend on it; small chunks stay in cache and keep BLAS on one thread.
+_CHUNK_CELLS = 1 << 17
 
 
 def _as_array(values: Sequence[float], what: str = "values") -> np.ndarray:
@@ -52,36 +63,75 @@ def _chunks(n_resamples: int, n: int):
         yield min(rows, n_resamples - start)
 
 
+def _series(series: Sequence[Sequence[float]], what: str = "values") -> np.ndarray:
+    """Series of one length as the rows of a ``(len(series), n)`` array (each checked)."""
+    rows = [_as_array(values, what) for values in series]
+    if not rows:
+        raise GabaritoError(f"no series of {what} given")
+    if len({row.size for row in rows}) > 1:
+        raise GabaritoError(f"{what}: series of different lengths resampled together "
+                            f"({sorted({row.size for row in rows})})")
+    return np.stack(rows)
+
+
+def _resample_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_resamples, S)`` bootstrap means of the ``S`` rows of ``x`` (``S x n``).
+
+    Resample ``r`` draws the indices ``rng.integers(0, n, size=(n_resamples, n))[r]`` (drawn
+    chunk by chunk: the stream does not depend on the chunking); the mean of series ``s`` is
+    ``counts[r] @ x[s] / n``, where ``counts[r, i]`` is how often query ``i`` was drawn.
+    """
+    n = x.shape[1]
+    means = np.empty((n_resamples, x.shape[0]))
+    done = 0
+    for rows in _chunks(n_resamples, n):
+        idx = rng.integers(0, n, size=(rows, n))
+        idx += np.arange(0, rows * n, n)[:, None]  # row offsets: one bincount for the chunk
+        counts = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
+        means[done:done + rows] = counts @ x.T
+        done += rows
+    return means / n
+
+
+def bootstrap_ci_many(series: Sequence[Sequence[float]], n_resamples: int = 10000, alpha: float = 0.05,
+                      seed: int = DEFAULT_SEED) -> list[tuple[float, float]]:
+    """:func:`bootstrap_ci` of each series (all of one length), from one shared draw."""
+    x = _series(series)
+    if n_resamples < 1 or not 0 < alpha < 1:
+        raise GabaritoError(f"need n_resamples >= 1 and 0 < alpha < 1, got {n_resamples}, {alpha}")
+    means = _resample_means(x, n_resamples, np.random.default_rng(seed))
+    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
+    return [(float(lo), float(hi)) for lo, hi in zip(low, high)]
+
+
 def bootstrap_ci(values: Sequence[float], n_resamples: int = 10000, alpha: float = 0.05,
                  seed: int = DEFAULT_SEED) -> tuple[float, float]:
     """Percentile bootstrap ``(low, high)`` interval of the mean, at level ``1 - alpha``."""
-    x = _as_array(values)
-    if n_resamples < 1 or not 0 < alpha < 1:
-        raise GabaritoError(f"need n_resamples >= 1 and 0 < alpha < 1, got {n_resamples}, {alpha}")
+    return bootstrap_ci_many([values], n_resamples=n_resamples, alpha=alpha, seed=seed)[0]
+
+
+def randomization_p_many(diffs: Sequence[Sequence[float]], n_resamples: int = 10000,
+                         seed: int = DEFAULT_SEED) -> list[float]:
+    """:func:`paired_randomization_test` p of each series of paired differences (all of one
+    length), from one shared stream of signs."""
+    d = _series(diffs, "differences")
+    if n_resamples < 1:
+        raise GabaritoError(f"n_resamples must be >= 1, got {n_resamples}")
+    observed = np.abs(d.mean(axis=1))
+    tolerance = 1e-12 * np.maximum(1.0, np.abs(d).max(axis=1))
     rng = np.random.default_rng(seed)
-    means = np.concatenate([
-        x[rng.integers(0, x.size, size=(rows, x.size))].mean(axis=1)
-        for rows in _chunks(n_resamples, x.size)
-    ])
-    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(low), float(high)
+    count = np.zeros(d.shape[0], dtype=np.int64)
+    for rows in _chunks(n_resamples, d.shape[1]):
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, d.shape[1]))
+        count += np.sum(np.abs(signs @ d.T / d.shape[1]) >= observed - tolerance, axis=0)
+    return [float((c + 1) / (n_resamples + 1)) for c in count]
 
 
 def paired_randomization_test(a: Sequence[float], b: Sequence[float], n_resamples: int = 10000,
                               seed: int = DEFAULT_SEED) -> float:
     """Two-sided p-value that ``mean(a - b)`` is 0, by random sign flips of the differences."""
     xa, xb = _paired(a, b)
-    if n_resamples < 1:
-        raise GabaritoError(f"n_resamples must be >= 1, got {n_resamples}")
-    diff = xa - xb
-    observed = abs(diff.mean())
-    tolerance = 1e-12 * max(1.0, float(np.abs(diff).max()))
-    rng = np.random.default_rng(seed)
-    count = 0
-    for rows in _chunks(n_resamples, diff.size):
-        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, diff.size))
-        count += int(np.sum(np.abs((signs * diff).mean(axis=1)) >= observed - tolerance))
-    return (count + 1) / (n_resamples + 1)
+    return randomization_p_many([xa - xb], n_resamples=n_resamples, seed=seed)[0]
 
 
 def sign_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float | int]:
@@ -151,21 +201,38 @@ def compare_methods(per_query: Mapping[str, Sequence[float] | Mapping[str, float
     CI of the mean difference), ``dz``, ``p_randomization``, ``wins``, ``losses``,
     ``ties``, ``p_sign``, and ``p_holm`` (randomization p adjusted over all pairs).
     """
-    values = _aligned(per_query)
-    rows: list[dict[str, object]] = []
-    for name_a, name_b in itertools.combinations(values, 2):
-        a, b = _paired(values[name_a], values[name_b])
-        low, high = bootstrap_ci(a - b, n_resamples=n_resamples, alpha=alpha, seed=seed)
+    return compare_tables({"": per_query}, n_resamples=n_resamples, alpha=alpha, seed=seed)[""]
+
+
+def compare_tables(tables: Mapping[str, Mapping[str, Sequence[float] | Mapping[str, float]]],
+                   n_resamples: int = 10000, alpha: float = 0.05,
+                   seed: int = DEFAULT_SEED) -> dict[str, list[dict[str, object]]]:
+    """:func:`compare_methods` of each table (e.g. one per measure), same keys; Holm within a
+    table. The pairs of every table with the same number of queries share one draw."""
+    pairs = []  # (table, name_a, name_b, a, b)
+    for key, per_query in tables.items():
+        values = _aligned(per_query)
+        for name_a, name_b in itertools.combinations(values, 2):
+            pairs.append((key, name_a, name_b, *_paired(values[name_a], values[name_b])))
+    ci: dict[int, tuple[float, float]] = {}
+    p: dict[int, float] = {}
+    for size in {pair[3].size for pair in pairs}:
+        group = [i for i, pair in enumerate(pairs) if pair[3].size == size]
+        diffs = [pairs[i][3] - pairs[i][4] for i in group]
+        ci.update(zip(group, bootstrap_ci_many(diffs, n_resamples=n_resamples, alpha=alpha, seed=seed)))
+        p.update(zip(group, randomization_p_many(diffs, n_resamples=n_resamples, seed=seed)))
+    out: dict[str, list[dict[str, object]]] = {key: [] for key in tables}
+    for i, (key, name_a, name_b, a, b) in enumerate(pairs):
         sign = sign_test(a, b)
-        rows.append({
+        out[key].append({
             "a": name_a, "b": name_b,
             "mean_a": float(a.mean()), "mean_b": float(b.mean()),
-            "mean_diff": float((a - b).mean()), "ci_low": low, "ci_high": high,
-            "dz": effect_size(a, b)["dz"],
-            "p_randomization": paired_randomization_test(a, b, n_resamples=n_resamples, seed=seed),
+            "mean_diff": float((a - b).mean()), "ci_low": ci[i][0], "ci_high": ci[i][1],
+            "dz": effect_size(a, b)["dz"], "p_randomization": p[i],
             "wins": sign["wins"], "losses": sign["losses"], "ties": sign["ties"], "p_sign": sign["p"],
         })
-    adjusted = holm({str(i): row["p_randomization"] for i, row in enumerate(rows)})
-    for i, row in enumerate(rows):
-        row["p_holm"] = adjusted[str(i)]
-    return rows
+    for rows in out.values():
+        adjusted = holm({str(i): row["p_randomization"] for i, row in enumerate(rows)})
+        for i, row in enumerate(rows):
+            row["p_holm"] = adjusted[str(i)]
+    return out

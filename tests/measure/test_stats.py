@@ -164,3 +164,128 @@ def test_compare_methods_aligns_mappings_on_qid():
         compare_methods({"x": {"q1": 1.0}, "y": {"q2": 1.0}})
     with pytest.raises(GabaritoError):
         compare_methods({"x": [1.0]})
+
+
+# --- Shared draws (issue 22, item 9): the same numbers as resampling each series alone. ---
+# The reference below is the algorithm before the shared draw, written out plainly: each series
+# drew its own index matrix (in chunks of at most 2,000,000 cells) and averaged x[idx].
+
+def _reference_chunks(n_resamples, n, cells=2_000_000):
+    rows = max(1, cells // n)
+    return [min(rows, n_resamples - start) for start in range(0, n_resamples, rows)]
+
+
+def _reference_bootstrap_ci(x, n_resamples, alpha, seed):
+    x = np.asarray(x, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = np.concatenate([x[rng.integers(0, x.size, size=(rows, x.size))].mean(axis=1)
+                            for rows in _reference_chunks(n_resamples, x.size)])
+    return tuple(float(v) for v in np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+
+
+def _reference_randomization(a, b, n_resamples, seed):
+    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    observed = abs(diff.mean())
+    tolerance = 1e-12 * max(1.0, float(np.abs(diff).max()))
+    rng = np.random.default_rng(seed)
+    count = 0
+    for rows in _reference_chunks(n_resamples, diff.size):
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, diff.size))
+        count += int(np.sum(np.abs((signs * diff).mean(axis=1)) >= observed - tolerance))
+    return (count + 1) / (n_resamples + 1)
+
+
+def _series(seed, n, count):
+    """Continuous, 0/1 and few-valued series (ties between resample means are common)."""
+    rng = np.random.default_rng(seed)
+    kinds = [rng.uniform(size=n), rng.binomial(1, 0.4, size=n).astype(float),
+             rng.choice([0.0, 0.25, 1 / 3, 0.5, 1.0], size=n), rng.normal(0, 3, size=n)]
+    return [kinds[i % len(kinds)] for i in range(count)]
+
+
+@pytest.mark.parametrize("seed,n,resamples,cells", [
+    (1, 1, 1, None), (2, 2, 7, None), (3, 37, 1, 50), (4, 37, 1001, 50), (5, 333, 2500, 1000),
+    (6, 1001, 999, None), (20240601, 4097, 301, 8191), (20261203, 250, 10000, None),
+])
+def test_bootstrap_ci_many_equals_each_series_alone_by_the_old_algorithm(monkeypatch, seed, n, resamples, cells):
+    import gabarito.measure.stats as stats
+
+    if cells is not None:  # chunks that do not divide n_resamples, rows that do not fill a chunk
+        monkeypatch.setattr(stats, "_CHUNK_CELLS", cells)
+    series = _series(seed, n, 6)
+    for alpha in (0.05, 0.1):
+        got = stats.bootstrap_ci_many(series, n_resamples=resamples, alpha=alpha, seed=seed)
+        for x, (low, high) in zip(series, got, strict=True):
+            ref = _reference_bootstrap_ci(x, resamples, alpha, seed)
+            assert abs(low - ref[0]) <= 1e-12 and abs(high - ref[1]) <= 1e-12
+            alone = stats.bootstrap_ci(x, n_resamples=resamples, alpha=alpha, seed=seed)
+            assert alone == pytest.approx((low, high), abs=1e-12, rel=0)
+
+
+@pytest.mark.parametrize("seed,n,resamples,cells", [
+    (1, 1, 1, None), (2, 3, 50, None), (3, 37, 1, 50), (4, 37, 1001, 50), (5, 333, 2500, 1000),
+    (20240601, 4097, 301, 8191), (20261203, 250, 10000, None),
+])
+def test_randomization_p_many_equals_each_pair_alone_by_the_old_algorithm(monkeypatch, seed, n, resamples, cells):
+    import gabarito.measure.stats as stats
+
+    if cells is not None:
+        monkeypatch.setattr(stats, "_CHUNK_CELLS", cells)
+    a_list = _series(seed, n, 5)
+    b_list = [a + np.random.default_rng(seed + i).normal(0.01 * i, 0.2, size=n) for i, a in enumerate(a_list)]
+    b_list[1] = a_list[1].copy()  # identical methods: p = 1
+    b_list[2] = np.round(a_list[2] - 0.25, 2)  # few distinct differences: resample means tie the observed one
+    got = stats.randomization_p_many([a - b for a, b in zip(a_list, b_list)], n_resamples=resamples, seed=seed)
+    for a, b, p in zip(a_list, b_list, got, strict=True):
+        assert p == _reference_randomization(a, b, resamples, seed)
+        assert stats.paired_randomization_test(a, b, n_resamples=resamples, seed=seed) == p
+    assert got[1] == 1.0
+
+
+def test_the_sign_stream_is_the_old_one_whatever_the_chunking():
+    """rng.choice over 2 values draws the same stream in any chunking (the shared draw relies on it)."""
+    whole = np.random.default_rng(11).choice(np.array([-1.0, 1.0]), size=(40, 97))
+    rng = np.random.default_rng(11)
+    parts = np.concatenate([rng.choice(np.array([-1.0, 1.0]), size=(rows, 97)) for rows in (3, 1, 7, 29)])
+    assert np.array_equal(whole, parts)
+    idx = np.random.default_rng(12).integers(0, 97, size=(40, 97))
+    rng = np.random.default_rng(12)
+    assert np.array_equal(idx, np.concatenate([rng.integers(0, 97, size=(rows, 97)) for rows in (3, 1, 7, 29)]))
+
+
+def test_compare_tables_equals_compare_methods_per_table_and_the_old_numbers():
+    from gabarito.measure.stats import compare_tables
+
+    rng = np.random.default_rng(21)
+    tables = {
+        "RR@10": {m: list(rng.choice([0.0, 0.2, 1 / 3, 0.5, 1.0], size=61)) for m in ("bm25", "dense", "hybrid")},
+        "nDCG@10": {m: list(rng.uniform(size=61)) for m in ("bm25", "dense", "hybrid")},
+        "short": {"x": list(rng.uniform(size=9)), "y": list(rng.uniform(size=9))},  # another length
+    }
+    got = compare_tables(tables, n_resamples=1500, seed=5)
+    assert list(got) == list(tables)
+    for key, per_query in tables.items():
+        alone = compare_methods(per_query, n_resamples=1500, seed=5)
+        for row, other in zip(got[key], alone, strict=True):
+            assert row.keys() == other.keys()
+            for name, value in row.items():
+                assert value == (pytest.approx(other[name], abs=1e-12, rel=0, nan_ok=True)
+                                 if isinstance(value, float) else other[name])
+        for row in got[key]:
+            a, b = per_query[row["a"]], per_query[row["b"]]
+            low, high = _reference_bootstrap_ci(np.subtract(a, b), 1500, 0.05, 5)
+            assert abs(row["ci_low"] - low) <= 1e-12 and abs(row["ci_high"] - high) <= 1e-12
+            assert row["p_randomization"] == _reference_randomization(a, b, 1500, 5)
+
+
+def test_bootstrap_ci_many_checks_its_series():
+    from gabarito.measure.stats import bootstrap_ci_many, randomization_p_many
+
+    with pytest.raises(GabaritoError, match="different lengths"):
+        bootstrap_ci_many([[1.0, 2.0], [1.0]])
+    with pytest.raises(GabaritoError, match="NaN"):
+        bootstrap_ci_many([[1.0, 2.0], [1.0, float("inf")]])
+    with pytest.raises(GabaritoError):
+        bootstrap_ci_many([])
+    with pytest.raises(GabaritoError):
+        randomization_p_many([[0.1, 0.2]], n_resamples=0)
