@@ -20,7 +20,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from gabarito.errors import GabaritoError
+from gabarito.errors import INTERRUPTED, GabaritoError
 from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest
 from gabarito.paths import ROOT
 from gabarito.study.spec import StudySpec, all_studies, find_study, in_order
@@ -34,6 +34,8 @@ def run_study(spec: StudySpec, extra: list[str]) -> None:
     try:
         runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
+        if exc.code == INTERRUPTED:  # the study printed its one line; stop here as well
+            raise KeyboardInterrupt from None
         if exc.code not in (0, None):
             raise GabaritoError(f"study {spec.name} exited with status {exc.code}", path=script) from None
     finally:
@@ -95,6 +97,17 @@ def _add_compare(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
 
+def _check_before_work(config, log: Path) -> None:
+    """What would otherwise fail only after the whole run: a --log that cannot be appended to,
+    and a model (--model, --reranker) with no offline copy that the hub does not know."""
+    from gabarito.evaluation.runlog import check_log_path
+    from gabarito.retrieval.models import check_model_id
+
+    check_log_path(log)
+    for model_id in config.model_ids():
+        check_model_id(model_id)
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from gabarito.inputs.documents import load_documents, load_evaluation
     from gabarito.evaluation import EvalConfig, format_summary, run_evaluation, unique_run_id, write_run
@@ -107,6 +120,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                         fusion=args.fusion, fusion_in=args.fusion_in).effective()
     if args.out is not None and args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         raise GabaritoError("already holds a run or other files; choose another --out", path=args.out)
+    _check_before_work(config, args.log)
     documents = load_documents(args.documents)
     if args.qrels is not None:
         from gabarito.inputs.trec_topics import load_trec_evaluation
@@ -150,6 +164,7 @@ def _add_commands(sub) -> None:
     p.add_argument("study_args", nargs=argparse.REMAINDER)
     sub.add_parser("studies", help="list the studies and whether their results are current")
     p = sub.add_parser("site", help="build the site from the committed results")
+    p.add_argument("--root", type=Path, default=ROOT, help="the project folder (default: this checkout)")
     p.add_argument("--renderer", default="auto", choices=["auto", "smalldocs", "quarto"])
     p.add_argument("--out", default="_site", help="output folder, relative to the project (default _site)")
     p.add_argument("--no-execute", action="store_true", help="run no notebook: reuse the cached outputs")
@@ -165,7 +180,7 @@ def _build_site(args: argparse.Namespace) -> None:
     kwargs = {"renderer": getattr(args, "renderer", "auto"), "execute": not getattr(args, "no_execute", False)}
     if "allow_dirty" in inspect.signature(build).parameters:
         kwargs["allow_dirty"] = args.allow_dirty
-    build(ROOT, getattr(args, "out", "_site"), **kwargs)
+    build(getattr(args, "root", ROOT), getattr(args, "out", "_site"), **kwargs)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -230,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("gabarito: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

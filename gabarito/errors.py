@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+#: The exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
+
+
 class GabaritoError(Exception):
     """A user-facing error. ``str(err)`` is a single line naming where the problem is."""
 
@@ -20,7 +24,8 @@ class GabaritoError(Exception):
 
 
 def run_main(main, argv=None) -> "NoReturn":  # noqa: F821 - annotation only
-    """Run a script's ``main``; a :class:`GabaritoError` becomes one line on stderr and exit 2."""
+    """Run a script's ``main``; a :class:`GabaritoError` becomes one line on stderr and exit 2,
+    Ctrl-C (SIGINT) one line and exit 130."""
     import sys
 
     try:
@@ -28,4 +33,7 @@ def run_main(main, argv=None) -> "NoReturn":  # noqa: F821 - annotation only
     except GabaritoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        code = INTERRUPTED
     raise SystemExit(code)

@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.runlog import read_log
+from gabarito.inputs.textfiles import TOO_DEEP
 from gabarito.measure import metrics
 from gabarito.measure.runs import Qrels
 from gabarito.measure.stats import DEFAULT_SEED, compare_methods
@@ -46,6 +47,8 @@ def _read_json(path: Path) -> dict:
         raise GabaritoError(f"cannot read the run ({exc.strerror or exc})", path=path) from None
     except json.JSONDecodeError as exc:
         raise GabaritoError(f"invalid JSON at line {exc.lineno}: {exc.msg}", path=path) from None
+    except RecursionError:
+        raise GabaritoError(TOO_DEEP, path=path) from None
     return _checked(record, path)
 
 

@@ -118,6 +118,19 @@ class EvalConfig:
                        rerank_n=self.rerank_n if reranker else 20)
 
 
+    def model_ids(self) -> list[str]:
+        """The models an (effective) config loads, to be checked before any work: the encoder
+        of ``dense``/``hybrid``, and the reader's model (``bi:<id>``, ``maxsim:<id>``,
+        ``splade:<folder>``, or a cross-encoder id; plain ``splade`` is the packaged one)."""
+        ids = [self.model] if self.uses_vectors and self.model else []
+        if self.reranker:
+            kind, _, rest = self.reranker.partition(":")
+            if kind in ("bi", "maxsim", "splade") and (rest or kind == "splade"):
+                ids += [rest] if rest else []
+            else:
+                ids.append(self.reranker)
+        return ids
+
     def _fusion(self) -> tuple[str | None, str]:
         """The validated (fusion, fusion_in); both blank for methods that fuse nothing."""
         if self.method != "hybrid":

@@ -53,8 +53,9 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
     accents), ``out_dir/run.json`` and append the record to the JSONL log at ``log_path``.
 
     All or nothing: everything is rendered first, the two files are written in a temporary
-    folder renamed into place as ``out_dir``, then the log is rewritten atomically
-    (:func:`gabarito.study.records.append_jsonl`); if that fails, ``out_dir`` is removed again. An
+    folder renamed into place as ``out_dir``, then the record is appended to the log
+    (:func:`gabarito.study.records.append_jsonl`: one write, cut back off if it fails part way,
+    e.g. disk full; the error names the log); if that fails, ``out_dir`` is removed again. An
     ``out_dir`` that already holds files is refused (an empty one, such as the folder
     :func:`unique_run_id` reserved, is filled). The log line is appended with ``O_APPEND`` under
     a lock, never by rewriting the log. Returns the three paths."""
@@ -83,7 +84,11 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
                 os.fsync(fh.fileno())
         os.replace(stage, out_dir)
         placed = True
-        append_jsonl(log_path, record)
+        try:
+            append_jsonl(log_path, record)  # one write; a failed one is cut back off the log
+        except OSError as exc:
+            raise GabaritoError(f"cannot append the run to the log ({exc.strerror or exc}); the log is as it "
+                                f"was and the run was not kept", path=log_path) from exc
     except BaseException as exc:
         if placed:
             shutil.rmtree(out_dir, ignore_errors=True)
@@ -100,8 +105,9 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
 
 def read_log(log_path: str | Path, on_damaged: Callable[[int, str], None] | None = None) -> list[tuple[int, dict]]:
     """``(line number, record)`` for every sound line of a JSONL log, in order. A damaged line
-    (cut short, not JSON, not UTF-8, not an object) is skipped and passed to ``on_damaged`` with
-    its line number and the reason; blank lines are ignored. A missing log is empty."""
+    (cut short, not JSON, nested too deeply, not UTF-8, not an object) is skipped and passed to
+    ``on_damaged`` with its line number and the reason; blank lines are ignored. A missing log
+    is empty."""
     log_path = Path(log_path)
     try:
         data = log_path.read_bytes()
@@ -119,6 +125,8 @@ def read_log(log_path: str | Path, on_damaged: Callable[[int, str], None] | None
             reason = "not UTF-8"
         except json.JSONDecodeError as exc:
             reason = f"invalid JSON ({exc.msg}), probably cut short"
+        except RecursionError:
+            reason = "JSON nested too deeply to read"
         else:
             if isinstance(rec, dict):
                 out.append((lineno, rec))

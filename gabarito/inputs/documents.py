@@ -8,7 +8,9 @@ Documents (:func:`load_documents`) come from one of three layouts:
   the path relative to the folder without ``.md``, with ``/`` between parts
   (``guides/install``); the title is the first ``# `` heading outside code
   fences (``""`` when there is none); the text is the whole file, with a
-  leading byte-order mark removed and line endings turned into ``\\n``;
+  leading byte-order mark removed and line endings turned into ``\\n``. A
+  symbolic link (to a file or a folder) is followed only when it points inside
+  the folder; one pointing outside is left out, with one warning naming it;
 * a BEIR-style folder holding ``corpus.jsonl`` (one ``{"_id", "title", "text"}``
   per line), or the path of such a ``.jsonl`` file itself.
 
@@ -26,9 +28,11 @@ the order of the records counts) for run records.
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_text
@@ -54,13 +58,18 @@ _H1 = re.compile(r"^#[ \t]+(?P<title>.*?)[ \t#]*$")
 
 # --- documents -------------------------------------------------------------------------------
 
-def load_documents(path: str | Path) -> list[Document]:
-    """Load documents from a JSON list file, a Markdown folder, or a BEIR folder / ``corpus.jsonl``."""
+def _warn_stderr(text: str) -> None:
+    print(f"gabarito: warning: {text}", file=sys.stderr, flush=True)
+
+
+def load_documents(path: str | Path, *, warn: Callable[[str], None] = _warn_stderr) -> list[Document]:
+    """Load documents from a JSON list file, a Markdown folder, or a BEIR folder / ``corpus.jsonl``.
+    ``warn`` receives the one line naming symbolic links left out of a Markdown folder."""
     path = Path(path)
     if path.is_dir():
         if (path / "corpus.jsonl").is_file():
             return _load_beir_corpus(path / "corpus.jsonl")
-        return _load_markdown_folder(path)
+        return _load_markdown_folder(path, warn)
     if not path.exists():
         raise GabaritoError("documents not found", path=path)
     if path.suffix.lower() == ".jsonl":
@@ -129,12 +138,44 @@ def markdown_title(text: str) -> str:
     return ""
 
 
-def _load_markdown_folder(folder: Path) -> list[Document]:
-    files = sorted(
-        (p for p in folder.rglob("*.md")
-         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)),
-        key=lambda p: p.relative_to(folder).as_posix(),
-    )
+def _markdown_files(folder: Path, warn: Callable[[str], None]) -> list[Path]:
+    """Every ``*.md`` below ``folder`` (names starting with ``.`` skipped), sorted by relative path.
+
+    A symbolic link, to a file or a folder, is followed only when it points inside ``folder``
+    (a folder reached twice is walked once); a link pointing outside is left out, and one
+    warning names every such link."""
+    root = folder.resolve()
+    files: list[Path] = []
+    outside: list[str] = []
+    walked = {root}
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError as exc:
+            raise GabaritoError(f"cannot list the folder ({exc.strerror or exc})", path=current) from None
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            real = path.resolve()
+            if entry.is_symlink() and not real.is_relative_to(root):
+                outside.append(f"{path.relative_to(folder).as_posix()} -> {os.readlink(path)}")
+            elif entry.is_dir():
+                if real not in walked:
+                    walked.add(real)
+                    pending.append(path)
+            elif entry.name.endswith(".md") and entry.is_file():
+                files.append(path)
+    if outside:
+        warn(f"{folder}: {len(outside)} symbolic link(s) point outside the documents folder and were left "
+             f"out: {', '.join(outside)}")
+    return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def _load_markdown_folder(folder: Path, warn: Callable[[str], None]) -> list[Document]:
+    files = _markdown_files(folder, warn)
     if not files:
         raise GabaritoError("folder holds no Markdown (*.md) files and no corpus.jsonl", path=folder)
     docs = []

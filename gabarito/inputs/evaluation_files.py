@@ -80,16 +80,6 @@ def _finish(path: Path, queries: list[EvalQuery], skipped: Sequence[str] = ()) -
 _KNOWN_KEYS = ("id", "query", "relevantIds", "type", "severity", "answer")
 
 
-def _id_of(rec: dict, key: str, path: Path, record: object) -> str:
-    """The record's id (:func:`~gabarito.inputs.textfiles.record_id`); a number with a decimal
-    point (or a boolean) is refused by name rather than reported as missing."""
-    value = rec.get(key)
-    if isinstance(value, (float, bool)):
-        raise GabaritoError(f"{key!r} is the {type(value).__name__} {value!r}, not an id; ids are strings "
-                            f"or whole numbers without a decimal point", path=path, record=record)
-    return record_id(rec, key, path, record)
-
-
 def _question_key(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -118,7 +108,7 @@ def _load_json_evaluation(path: Path, doc_ids: set[str] | None, n_docs: int) -> 
         if not isinstance(rec, dict):
             raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=path, record=i)
         if "id" in rec and rec["id"] is not None:
-            qid = _id_of(rec, "id", path, i)
+            qid = record_id(rec, "id", path, i)
         else:
             qid = f"q{i:03d}"
         label = _label(i, qid)
@@ -212,7 +202,7 @@ def _load_beir_evaluation(folder: Path, doc_ids: set[str] | None, n_docs: int, s
     skipped: list[str] = []
     seen: dict[str, int] = {}
     for lineno, rec in _read_jsonl(qpath, "queries file"):
-        qid = _id_of(rec, "_id", qpath, lineno)
+        qid = record_id(rec, "_id", qpath, lineno)
         label = _label(lineno, qid)
         if qid in seen:
             raise GabaritoError(f"duplicate query id {qid!r} (first at line {seen[qid]})",

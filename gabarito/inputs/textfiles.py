@@ -29,6 +29,10 @@ def _read_text(path: Path, what: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+#: The one line for JSON nested deeper than the parser's recursion allows (about 1,000 levels).
+TOO_DEEP = "JSON nested too deeply to read (more than about 1,000 levels of [ or {)"
+
+
 def _read_json_list(path: Path, what: str) -> list:
     text = _read_text(path, what)
     try:
@@ -36,6 +40,8 @@ def _read_json_list(path: Path, what: str) -> list:
     except json.JSONDecodeError as exc:
         raise GabaritoError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
                             path=path) from None
+    except RecursionError:
+        raise GabaritoError(TOO_DEEP, path=path) from None
     if not isinstance(data, list):
         raise GabaritoError(f"expected a JSON list of records, got a JSON {_json_kind(data)}", path=path)
     return data
@@ -51,6 +57,8 @@ def _read_jsonl(path: Path, what: str) -> list[tuple[int, object]]:
             out.append((lineno, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise GabaritoError(f"invalid JSON: {exc.msg}", path=path, record=f"line {lineno}") from None
+        except RecursionError:
+            raise GabaritoError(TOO_DEEP, path=path, record=f"line {lineno}") from None
     return out
 
 
@@ -75,10 +83,15 @@ def _label(index: int, rid: str | None) -> str:
 
 
 def record_id(rec: object, key: str, path: Path, where: int) -> str:
-    """The id under ``key`` of a JSON record that must be an object; else a one-line error."""
+    """The id under ``key`` of a JSON record that must be an object; else a one-line error (a
+    number with a decimal point or a boolean is refused by name, not reported as missing)."""
     if not isinstance(rec, dict):
         raise GabaritoError(f"expected an object, got a JSON {_json_kind(rec)}", path=path, record=where)
-    rid = _as_id(rec.get(key))
+    value = rec.get(key)
+    if isinstance(value, (float, bool)):  # named, rather than reported as missing
+        raise GabaritoError(f"{key!r} is the {type(value).__name__} {value!r}, not an id; ids are strings "
+                            f"or whole numbers without a decimal point", path=path, record=where)
+    rid = _as_id(value)
     if rid is None:
         raise GabaritoError(f"missing or empty {key!r}" + (" (a non-empty string)" if key == "id" else ""),
                             path=path, record=where)

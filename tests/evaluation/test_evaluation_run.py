@@ -370,6 +370,7 @@ def test_load_runs_by_id_and_by_path(corpus, cache, tmp_path):
 @pytest.fixture()
 def fake_model(monkeypatch, tmp_path):
     monkeypatch.setattr(evrun, "load_encoder", lambda model_id: FakeEncoder())
+    monkeypatch.setattr("gabarito.retrieval.models.check_model_id", lambda model_id, **_kw: None)  # no such id
     monkeypatch.setenv("GABARITO_CACHE_DIR", str(tmp_path / "cache"))
 
 

@@ -8,6 +8,8 @@ under ``data/``, or the ``gabarito`` package changed since the last build.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -90,8 +92,15 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
         extra_arguments=[f"--InteractiveShellApp.exec_lines={KERNEL_SETUP}"],
     )
     stderr = open(log, "wb") if log else subprocess.DEVNULL  # the kernel's own messages
+    loop = _SignalLoop()
     try:
-        client.execute(env=env, stderr=stderr)
+        try:
+            loop.run_until_complete(client.async_execute(env=env, stderr=stderr))
+        except BaseException as exc:
+            if loop.received or _is_interrupt(exc):  # Ctrl-C, whatever nbclient made of it
+                _stop_kernel(km)
+                raise KeyboardInterrupt from None
+            raise
     except CellExecutionError as exc:
         text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(exc))  # the traceback's colours
         lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -99,9 +108,57 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
     except (CellTimeoutError, DeadKernelError) as exc:
         raise GabaritoError(f"{type(exc).__name__}: {exc}", path=src) from None
     finally:
+        _close(loop)
         if log:
             stderr.close()
     return nb
+
+
+class _SignalLoop(asyncio.SelectorEventLoop):
+    """The event loop a notebook runs in; it notes the signals its handlers received.
+
+    nbclient answers SIGINT (and SIGTERM) by shutting the kernel down, so an interrupted run
+    ends in "Kernel died" or a cancelled task; :attr:`received` tells it apart from a kernel
+    that died on its own, and the run ends as one ``KeyboardInterrupt``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.received: list[int] = []
+
+    def add_signal_handler(self, sig, callback, *args):
+        def noted(*cb_args):
+            self.received.append(sig)
+            callback(*cb_args)
+
+        super().add_signal_handler(sig, noted, *args)
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Ctrl-C seen outside nbclient's handler: the interrupt itself, a cancelled task, or a
+    cell stopped by ``KeyboardInterrupt`` (the kernel got the signal too)."""
+    return isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)) or \
+        getattr(exc, "ename", None) == "KeyboardInterrupt"
+
+
+def _stop_kernel(km) -> None:
+    """Kill the notebook's kernel if it still runs: an interrupted build leaves no process."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is not None and process.poll() is None:
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what an interrupted run left pending, then close the loop (no "Task was destroyed")."""
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    with contextlib.suppress(BaseException):
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    with contextlib.suppress(BaseException):
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()
 
 
 class Cache:
