@@ -262,3 +262,46 @@ def test_an_unrecorded_server_of_a_live_python_is_not_stopped(tmp_path):
     finally:
         parent.kill()
         os.kill(child, 9)
+
+
+# -- the site's folder swap under contention --------------------------------------------------------
+
+def _swap_many(args) -> list[str]:
+    from gabarito.publish.site import swap_in
+
+    base, writer, n = args
+    errors = []
+    for i in range(n):
+        new = base / f"build-{writer}-{i}"
+        new.mkdir()
+        for name in ("index.html", "a.html", "b.html"):
+            (new / name).write_text(f"{writer}-{i}")
+        try:
+            swap_in(new, base / "site")
+        except Exception as exc:  # noqa: BLE001 - counted: none may fail
+            errors.append(f"{type(exc).__name__}: {exc}")
+    return errors
+
+
+def test_concurrent_swaps_never_fail_and_leave_one_whole_site(tmp_path):
+    """Issue 22: 6 processes swapping 30 sites each into one folder: the two renames of one
+    swap raced another's ("Directory not empty", 5 to 20 of 180 failed with a raw OSError)
+    and left .site.new-*/.site.old-* folders behind."""
+    with FORK.Pool(6) as pool:
+        errors = [e for batch in pool.map(_swap_many, [(tmp_path, w, 30) for w in range(6)]) for e in batch]
+    assert errors == []
+    contents = {(tmp_path / "site" / name).read_text() for name in ("index.html", "a.html", "b.html")}
+    assert len(contents) == 1  # the three pages of one build: never a mix
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("build-")) == ["site"]
+
+
+def test_a_deeply_nested_log_line_is_skipped_like_a_cut_short_one(tmp_path):
+    """Issue 22: a log line of 100,000 `[` raised RecursionError in every reader of the log."""
+    log = tmp_path / "log.jsonl"
+    append_jsonl(log, record("run-a"))
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write("[" * 100_000 + "\n")
+    append_jsonl(log, record("run-c"))
+    damaged = []
+    assert [n for n, _ in read_log(log, lambda n, why: damaged.append((n, why)))] == [1, 3]
+    assert damaged == [(2, "JSON nested too deeply to read")]
