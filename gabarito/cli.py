@@ -34,8 +34,8 @@ def run_study(spec: StudySpec, extra: list[str]) -> None:
     try:
         runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
-        if exc.code == INTERRUPTED:  # the study printed its one line; stop here as well
-            raise KeyboardInterrupt from None
+        if exc.code == INTERRUPTED:  # Ctrl-C: the study printed its one line; stop here too, silently
+            raise
         if exc.code not in (0, None):
             raise GabaritoError(f"study {spec.name} exited with status {exc.code}", path=script) from None
     finally:

@@ -283,9 +283,9 @@ def test_a_study_script_interrupted_is_one_line_and_130(tmp_path):
     assert proc.returncode == 130 and err.strip() == "interrupted", err
 
 
-def test_gabarito_stops_when_a_study_it_runs_is_interrupted(tmp_path, monkeypatch):
-    """A study interrupted under `gabarito report`/`study` stops gabarito too (exit 130), not
-    "study X exited with status 130" and the next study."""
+def test_gabarito_stops_when_a_study_it_runs_is_interrupted(tmp_path, capsys):
+    """A study interrupted under `gabarito report`/`study` stops gabarito too, exit 130 and the
+    study's one line, not "study X exited with status 130" (exit 2) or the next study."""
     from types import SimpleNamespace
 
     from gabarito.cli import run_study
@@ -293,8 +293,9 @@ def test_gabarito_stops_when_a_study_it_runs_is_interrupted(tmp_path, monkeypatc
     script = tmp_path / "study.py"
     script.write_text("from gabarito.errors import run_main\n\ndef main(argv):\n    raise KeyboardInterrupt\n\n"
                       "run_main(main)\n")
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit) as stop:
         run_study(SimpleNamespace(name="demo", dir=tmp_path, script="study.py"), [])
+    assert stop.value.code == 130 and capsys.readouterr().err == "interrupted\n"
 
 
 # -- Ctrl-C while the site runs its notebooks; concurrent site builds ------------------------------------
