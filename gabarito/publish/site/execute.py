@@ -14,11 +14,13 @@ import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path, PurePosixPath
+from typing import NoReturn
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, sha256_file
@@ -98,9 +100,10 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
             loop.run_until_complete(client.async_execute(env=env, stderr=stderr))
         except BaseException as exc:
             if loop.received or _is_interrupt(exc):  # Ctrl-C, whatever nbclient made of it
-                _stop_kernel(km)
-                raise KeyboardInterrupt from None
+                _stopped(loop.received, km)
             raise
+        if loop.received:  # the signal came as the last cell ended: stop all the same
+            _stopped(loop.received, km)
     except CellExecutionError as exc:
         text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(exc))  # the traceback's colours
         lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -140,13 +143,19 @@ def _is_interrupt(exc: BaseException) -> bool:
         getattr(exc, "ename", None) == "KeyboardInterrupt"
 
 
-def _stop_kernel(km) -> None:
-    """Kill the notebook's kernel if it still runs: an interrupted build leaves no process."""
+def _stopped(received: list[int], km) -> NoReturn:
+    """Kill the notebook's kernel if it still runs (an interrupted build leaves no process),
+    then stop as the signal asks: ``KeyboardInterrupt`` for SIGINT (one line and exit 130 in
+    the CLI), a silent exit ``128 + n`` for another signal (SIGTERM: 143)."""
     process = getattr(getattr(km, "provisioner", None), "process", None)
     if process is not None and process.poll() is None:
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             process.kill()
             process.wait(timeout=10)
+    other = [sig for sig in received if sig != signal.SIGINT]
+    if other:
+        raise SystemExit(128 + int(other[0]))
+    raise KeyboardInterrupt from None
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:
