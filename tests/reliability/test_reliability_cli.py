@@ -3,8 +3,8 @@ starts ``python -m gabarito.cli`` as a user would and checks its exit status, it
 stderr and what it left on disk.
 
 No network: every command runs with ``HF_HUB_OFFLINE=1`` and the BM25 memory engine (no model
-is loaded) unless the case is about the model. The Ctrl-C and concurrent-build cases build a
-small site and start Jupyter kernels: they are integration tests.
+is loaded) unless the case is about the model; the vector-cache cases load the packaged MiniLM
+(integration tests). Ctrl-C and the site: ``test_reliability_cli_site.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -252,130 +251,81 @@ def test_cli_symlinks_out_of_the_documents_folder_are_left_out_and_named(project
         "gabarito: error: leak.json: record 1 (q001): relevant id 'leak' is not in the documents"]
 
 
-# -- Ctrl-C in the front door of the study scripts ----------------------------------------------------
+# -- 21: the memory engine's BM25 splits words as Lucene does ------------------------------------------
 
-STUDY = """
-import time
-from gabarito.errors import run_main
-
-def main(argv):
-    print("started", flush=True)
-    time.sleep(120)
-    return 0
-
-run_main(main)
-"""
+def test_cli_memory_bm25_keeps_a_colon_word_whole(project):
+    """Case 21: the memory engine split `foo:bar` where Lucene's StandardAnalyzer keeps one token."""
+    (project / "docs" / "colon.md").write_text("# Colon\n\nsee foo:bar here\n")
+    (project / "docs" / "plain.md").write_text("# Plain\n\nfoo and bar apart\n")
+    (project / "colon.json").write_text(json.dumps([{"id": "q1", "query": "foo", "relevantIds": ["plain"]}]))
+    proc = evaluate(project, evaluation="colon.json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (record,) = [json.loads(p.read_text()) for p in (project / "runs").glob("*/run.json")]
+    assert [r["id"] for r in record["per_query"][0]["returned"]] == ["plain"]  # `foo:bar` is not `foo`
 
 
-def _started(proc: subprocess.Popen) -> None:
-    assert proc.stdout.readline().strip() == "started"
+# -- 10, 11: the vector cache under the command, with the packaged MiniLM (no network) --------------------
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
 
-def test_a_study_script_interrupted_is_one_line_and_130(tmp_path):
-    """`run_main` (every study script, and `gabarito report` through them) said nothing about
-    Ctrl-C: a KeyboardInterrupt traceback."""
-    script = tmp_path / "study.py"
-    script.write_text(STUDY)
-    proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _started(proc)
-    proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.strip() == "interrupted", err
+def dense(project: Path, cache: Path) -> subprocess.Popen:
+    """A dense run on the memory engine (torch: no ONNX export to wait for), started."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GABARITO_CACHE_DIR": str(cache), "GABARITO_ENCODER_BACKEND": "torch"}
+    return subprocess.Popen([PY, "-m", "gabarito.cli", "evaluate", "--documents", "docs", "--evaluation",
+                             "evaluation.json", "--log", "runs/log.jsonl", "--model", MINILM], cwd=project, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_gabarito_stops_when_a_study_it_runs_is_interrupted(tmp_path, capsys):
-    """A study interrupted under `gabarito report`/`study` stops gabarito too, exit 130 and the
-    study's one line, not "study X exited with status 130" (exit 2) or the next study."""
-    from types import SimpleNamespace
+def offline_minilm() -> None:
+    from gabarito.retrieval.models import resolve
 
-    from gabarito.cli import run_study
-
-    script = tmp_path / "study.py"
-    script.write_text("from gabarito.errors import run_main\n\ndef main(argv):\n    raise KeyboardInterrupt\n\n"
-                      "run_main(main)\n")
-    with pytest.raises(SystemExit) as stop:
-        run_study(SimpleNamespace(name="demo", dir=tmp_path, script="study.py"), [])
-    assert stop.value.code == 130 and capsys.readouterr().err == "interrupted\n"
+    if resolve(MINILM, engine="sentence-transformers").origin == "hub":
+        pytest.skip("no offline MiniLM here")
 
 
-# -- Ctrl-C while the site runs its notebooks; concurrent site builds ------------------------------------
-
-def site_project(root: Path, *, sleep: bool) -> Path:
-    """A small site project (tests/publish/test_site.py's fixture); with ``sleep`` its notebook
-    ends with a cell that writes ``root/started`` and sleeps two minutes."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "publish"))
-    from test_site import FIXTURE_NOTEBOOK, make_fixture
-
-    from gabarito.study.records import write_results
-
-    cells = list(FIXTURE_NOTEBOOK)
-    if sleep:
-        cells.append(("code", f"import pathlib, time\npathlib.Path({str(root / 'started')!r}).write_text('x')\n"
-                              f"time.sleep(120)"))
-    make_fixture(root, notebook=cells)
-    results = root / "case-studies" / "demo" / "results.json"
-    write_results(results, json.loads(results.read_text(encoding="utf-8")))  # recorded as its run wrote it
-    return root
+def finished(proc: subprocess.Popen) -> str:
+    """The run's stderr, once it ended well."""
+    _out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]
+    return err
 
 
-def kernels_in(folder: Path) -> list[int]:
-    """Processes whose working directory is ``folder`` (a notebook's kernel runs there)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if Path(os.readlink(f"/proc/{pid}/cwd")) == folder.resolve():
-                found.append(int(pid))
-        except OSError:
-            continue
-    return found
+def logged(project: Path) -> list[dict]:
+    return [json.loads(line) for line in (project / "runs" / "log.jsonl").read_text().splitlines()]
+
+
+def returned(record: dict) -> list:
+    return [[(r["id"], round(r["score"], 5)) for r in q["returned"]] for q in record["per_query"]]
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("target", ["process group", "process alone"])
-def test_cli_ctrl_c_while_the_site_runs_a_notebook_is_one_line_and_130(tmp_path, target):
-    """Before: Ctrl-C gave a 52-line asyncio.CancelledError traceback (exit 1), SIGINT to the
-    process alone "DeadKernelError: Kernel died" (exit 2)."""
-    root = site_project(tmp_path / "project", sleep=True)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen([PY, "-m", "gabarito.cli", "site", "--root", str(root), "--out", str(tmp_path / "site"),
-                             "--renderer", "smalldocs"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 240
-        while not (root / "started").exists():
-            assert proc.poll() is None and time.monotonic() < deadline, "the notebook never started"
-            time.sleep(0.2)
-        if target == "process group":  # what a terminal's Ctrl-C does
-            os.killpg(proc.pid, signal.SIGINT)
-        else:
-            proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err[-3000:]
-    assert "Traceback" not in err and err.strip().splitlines()[-1] == "gabarito: interrupted", err[-3000:]
-    assert [ln for ln in err.splitlines() if not ln.startswith("site: ")] == ["gabarito: interrupted"]
-    assert not (tmp_path / "site").exists()
-    for _ in range(50):  # the kernel is gone
-        if not kernels_in(root / "notebooks"):
-            break
-        time.sleep(0.2)
-    assert kernels_in(root / "notebooks") == []
+def test_cli_a_damaged_cache_pack_is_a_notice_and_recomputed(project):
+    """Case 10: a damaged cache file gave a raw traceback on every run until deleted by hand."""
+    offline_minilm()
+    cache = project / "cache"
+    finished(dense(project, cache))
+    (pack,) = cache.rglob("*.npz")
+    pack.write_bytes(pack.read_bytes()[: pack.stat().st_size // 2])  # cut short
+    err = finished(dense(project, cache))
+    notices = [ln for ln in err.splitlines() if "discarded damaged" in ln]
+    assert len(notices) == 1 and str(pack.name) in notices[0]
+    finished(dense(project, cache))
+    first, healed, again = logged(project)
+    assert healed["cache"] == {"hits": 0, "misses": first["n_chunks"]}
+    assert again["cache"] == {"hits": first["n_chunks"], "misses": 0}  # healed
+    assert returned(first) == returned(healed) == returned(again)
 
 
 @pytest.mark.integration
-def test_cli_concurrent_site_builds_into_one_folder_all_succeed(tmp_path):
-    """Issue 22: the site's folder swap failed with a raw OSError under contention (5 of 180)."""
-    root = site_project(tmp_path / "project", sleep=False)
-    out = tmp_path / "site"
-
-    def build(_i):
-        return [gabarito("site", "--root", str(root), "--out", str(out), "--renderer", "smalldocs", "--no-execute",
-                         cwd=tmp_path) for _ in range(3)]
-
-    with ThreadPoolExecutor(4) as pool:
-        procs = [p for batch in pool.map(build, range(4)) for p in batch]
-    assert [p.returncode for p in procs] == [0] * len(procs), [p.stderr[-500:] for p in procs if p.returncode]
-    assert (out / "index.html").is_file() and (out / "notebooks" / "benchmark_rrf.html").is_file()
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")] == []  # no half-swapped folder
+def test_cli_two_runs_filling_one_cache_at_once_lose_and_mix_nothing(project):
+    """Case 11: two writers interleaving; a later run got the other writer's vectors."""
+    offline_minilm()
+    cache = project / "cache"
+    both = [dense(project, cache), dense(project, cache)]
+    for proc in both:
+        finished(proc)
+    finished(dense(project, cache))
+    one, two, later = logged(project)
+    assert later["cache"] == {"hits": later["n_chunks"], "misses": 0}
+    assert returned(one) == returned(two) == returned(later)
