@@ -97,6 +97,10 @@ def _add_compare(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
 
+def _warn(text: str) -> None:
+    print(f"gabarito: warning: {text}", file=sys.stderr, flush=True)
+
+
 def _check_before_work(config, log: Path) -> None:
     """What would otherwise fail only after the whole run: a --log that cannot be appended to,
     and a model (--model, --reranker) with no offline copy that the hub does not know."""
@@ -130,7 +134,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         queries = load_evaluation(args.evaluation, documents)
     record = run_evaluation(documents, queries, config, arcadedb_url=args.arcadedb_url, db_dir=args.db_dir,
                             documents_path=args.documents, evaluation_path=args.evaluation)
-    run_id = unique_run_id(record, args.log, args.log.parent)  # same config in the same second: -2, -3, ...
+    run_id = unique_run_id(record, args.log, args.log.parent, warn=_warn)  # same config, same second: -2, ...
     paths = write_run(record, args.out if args.out is not None else args.log.parent / run_id, args.log)
     print()
     print(format_summary(record))
@@ -143,7 +147,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     result = compare_runs(load_runs(args.runs, args.log), args.measure)
     for warning in result["warnings"]:
-        print(f"gabarito: warning: {warning}", file=sys.stderr)
+        _warn(warning)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
     else:

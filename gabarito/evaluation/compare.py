@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 
 
 from gabarito.errors import GabaritoError
-from gabarito.evaluation.runlog import read_log
+from gabarito.evaluation.runlog import read_log, warn_damaged
 from gabarito.inputs.textfiles import TOO_DEEP
 from gabarito.measure import metrics
 from gabarito.measure.runs import Qrels
@@ -81,8 +81,7 @@ def load_runs(refs: Sequence[str], log_path: str | Path, *, warn: Callable[[str]
             continue
         if logged is None:
             logged = {}
-            for _lineno, rec in read_log(log_path, lambda n, why: warn(f"log {log_path} line {n} is damaged "
-                                                                     f"({why}); skipped")):
+            for _lineno, rec in read_log(log_path, warn_damaged(log_path, warn)):
                 if "run_id" in rec:
                     logged.setdefault(str(rec["run_id"]), []).append(rec)
         found = logged.get(ref, [])

@@ -103,6 +103,11 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
     return {"csv": out_dir / "results.csv", "json": out_dir / "run.json", "log": log_path}
 
 
+def warn_damaged(log_path: str | Path, warn: Callable[[str], None]) -> Callable[[int, str], None]:
+    """The ``on_damaged`` of :func:`read_log` that gives ``warn`` one line per damaged line."""
+    return lambda lineno, why: warn(f"log {log_path} line {lineno} is damaged ({why}); skipped")
+
+
 def read_log(log_path: str | Path, on_damaged: Callable[[int, str], None] | None = None) -> list[tuple[int, dict]]:
     """``(line number, record)`` for every sound line of a JSONL log, in order. A damaged line
     (cut short, not JSON, nested too deeply, not UTF-8, not an object) is skipped and passed to
@@ -166,16 +171,18 @@ def _release(run_id: object, keep: Path | None) -> None:
             pass
 
 
-def unique_run_id(record: dict, log_path: str | Path, runs_dir: str | Path) -> str:
+def unique_run_id(record: dict, log_path: str | Path, runs_dir: str | Path,
+                  warn: Callable[[str], None] | None = None) -> str:
     """Give the record a run id that is neither in the log nor a folder of ``runs_dir`` (two
     runs of one config in the same second get ``-2``, ``-3``, ...); returns it.
 
     The id is *reserved* by creating the empty folder ``runs_dir/<id>`` (``mkdir`` is atomic),
     so runs started at the same moment by several processes never pick the same id; the run
     is then written into that folder (:func:`write_run`), or the folder is removed again when the
-    run goes elsewhere or fails."""
+    run goes elsewhere or fails. ``warn`` gets one line per damaged line of the log (skipped)."""
     log_path, runs_dir = Path(log_path), Path(runs_dir)
-    taken = {str(rec.get("run_id")) for _n, rec in read_log(log_path)}
+    on_damaged = warn_damaged(log_path, warn) if warn is not None else None
+    taken = {str(rec.get("run_id")) for _n, rec in read_log(log_path, on_damaged)}
     base = record["run_id"]
     candidate, n = base, 1
     try:

@@ -164,6 +164,8 @@ def test_cli_a_damaged_log_line_is_skipped_with_one_warning(project, damage):
         fh.write(log.read_text(encoding="utf-8")[:80] if damage == "cut short" else DEEP)  # no newline
     second = evaluate(project, "--label", "b", "--k", "5")
     assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr[-2000:]
+    told = [ln for ln in second.stderr.splitlines() if "is damaged" in ln]  # evaluate says so too
+    assert len(told) == 1 and told[0].startswith("gabarito: warning: log runs/log.jsonl line 2 is damaged (")
     a, b = run_ids(log)
     proc = gabarito("compare", a, b, "--log", "runs/log.jsonl", "--measure", "RR@5", cwd=project)
     assert proc.returncode == 0, proc.stderr[-2000:]
