@@ -143,7 +143,7 @@ def _markdown_files(folder: Path, warn: Callable[[str], None]) -> list[Path]:
 
     A symbolic link, to a file or a folder, is followed only when it points inside ``folder``
     (a folder reached twice is walked once); a link pointing outside is left out, and one
-    warning names every such link."""
+    warning names every such link to a folder or to a ``.md`` name."""
     root = folder.resolve()
     files: list[Path] = []
     outside: list[str] = []
@@ -161,7 +161,8 @@ def _markdown_files(folder: Path, warn: Callable[[str], None]) -> list[Path]:
             path = Path(entry.path)
             real = path.resolve()
             if entry.is_symlink() and not real.is_relative_to(root):
-                outside.append(f"{path.relative_to(folder).as_posix()} -> {os.readlink(path)}")
+                if entry.name.endswith(".md") or real.is_dir():  # what would have been read
+                    outside.append(f"{path.relative_to(folder).as_posix()} -> {os.readlink(path)}")
             elif entry.is_dir():
                 if real not in walked:
                     walked.add(real)

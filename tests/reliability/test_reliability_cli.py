@@ -232,6 +232,7 @@ def test_cli_symlinks_out_of_the_documents_folder_are_left_out_and_named(project
     (docs / "leak.md").symlink_to(outside / "secret.md")
     (docs / "elsewhere").symlink_to(outside, target_is_directory=True)
     (docs / "alias.md").symlink_to("refunds.md")  # inside: followed
+    (docs / "logo.png").symlink_to("/etc/hostname")  # outside, but never read: not worth a word
     (docs / "sub").mkdir()
     (docs / "sub" / "loop").symlink_to("..", target_is_directory=True)  # inside, walked once
     proc = evaluate(project)

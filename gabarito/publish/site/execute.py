@@ -163,8 +163,9 @@ def _close(loop: asyncio.AbstractEventLoop) -> None:
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
     for task in pending:
         task.cancel()
-    with contextlib.suppress(BaseException):
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    if pending:
+        with contextlib.suppress(BaseException):
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
     with contextlib.suppress(BaseException):
         loop.run_until_complete(loop.shutdown_asyncgens())
     loop.close()
