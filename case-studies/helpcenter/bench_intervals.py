@@ -5,8 +5,9 @@ index matrix and gathered ``x[idx]``, and ``gabarito evaluate`` spent most of it
 the series of one length share one draw (:func:`gabarito.measure.stats.bootstrap_ci_many`). This
 script keeps a verbatim copy of the old algorithm (``_old_*`` below) to time it against the library
 on the same synthetic data, checks that both give the same numbers, and writes
-``bench_intervals.json``: the median seconds of each (``--repeats`` runs of the new code,
-``--old-repeats`` of the old one, which is slow), the largest difference, and the load average.
+``bench_intervals.json``: the median wall and CPU seconds of each (``--repeats`` runs of the new
+code, ``--old-repeats`` of the old one, which is slow), the largest difference between their
+numbers, and the load average (the machine may be shared: read the CPU seconds beside the wall).
 
 Two workloads: the summary of ``gabarito evaluate`` (:func:`gabarito.evaluation.rows.summarize`:
 top-1/3/5, MRR and three graded measures, overall, per type and per severity) and the paired
@@ -19,6 +20,7 @@ for timing ``gabarito evaluate --method bm25 --engine memory`` by hand.
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
 import json
 import statistics
@@ -150,13 +152,25 @@ def largest_difference(a, b) -> float:
     return 0.0
 
 
-def timed(function, repeats: int) -> tuple[float, list[float], object]:
-    seconds, result = [], None
+def timed(function, repeats: int) -> dict:
+    """Median wall and CPU seconds of ``repeats`` calls (CPU time: this process, all threads; less
+    sensitive than the wall clock to other work on a shared machine), and the last result."""
+    wall, cpu, result = [], [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.process_time()
         result = function()
-        seconds.append(time.perf_counter() - t0)
-    return statistics.median(seconds), seconds, result
+        wall.append(time.perf_counter() - w0)
+        cpu.append(time.process_time() - c0)
+    return {"median_s": statistics.median(wall), "median_cpu_s": statistics.median(cpu),
+            "runs_s": wall, "runs_cpu_s": cpu, "result": result}
+
+
+def before_after(old: dict, new: dict, what: str) -> dict:
+    return {"what": what, "old_median_s": old["median_s"], "new_median_s": new["median_s"],
+            "speedup": old["median_s"] / new["median_s"], "old_median_cpu_s": old["median_cpu_s"],
+            "new_median_cpu_s": new["median_cpu_s"], "speedup_cpu": old["median_cpu_s"] / new["median_cpu_s"],
+            "old_runs_s": old["runs_s"], "new_runs_s": new["runs_s"],
+            "max_abs_difference": largest_difference(old["result"], new["result"])}
 
 
 def write_cli_set(folder: Path, n: int, seed: int) -> None:
@@ -195,27 +209,25 @@ def main(argv=None) -> int:
         write_cli_set(args.write_cli_set, args.questions, args.seed)
         return 0
     rows = synthetic_rows(args.questions, args.seed)
-    load_before = load_average()
-    new_s, new_runs, new = timed(lambda: summarize(rows, 10, seed=args.seed, measures=MEASURES), args.repeats)
-    old_s, old_runs, old = timed(lambda: _old_summary(rows, 10, seed=args.seed), args.old_repeats)
     answerable = [r for r in rows if r["answerable"]]
     rng = np.random.default_rng(args.seed + 1)
     per_query = {"a": [r["rr"] for r in answerable],
                  "b": [min(1.0, r["rr"] + float(rng.normal(0.01, 0.2))) for r in answerable],
                  "c": [r["measures"]["nDCG@10"] for r in answerable]}
-    new_t, new_t_runs, new_tests = timed(lambda: compare_methods(per_query, seed=args.seed), args.repeats)
-    old_t, old_t_runs, old_tests = timed(lambda: _old_compare(per_query, seed=args.seed), args.old_repeats)
+    load_before = load_average()
+    new_summary = timed(lambda: summarize(rows, 10, seed=args.seed, measures=MEASURES), args.repeats)
+    old_summary = timed(lambda: _old_summary(rows, 10, seed=args.seed), args.old_repeats)
+    new_tests = timed(lambda: compare_methods(per_query, seed=args.seed), args.repeats)
+    old_tests = timed(lambda: _old_compare(per_query, seed=args.seed), args.old_repeats)
+    groups = {key: sorted(collections.Counter(r[key] for r in answerable).values()) for key in ("type", "severity")}
     record = {
         "date": now_iso(), "git": git_state(), "machine": machine(),
-        "questions": args.questions, "answerable": len(answerable), "resamples": 10000, "seed": args.seed,
-        "summary": {"what": "evaluation.rows.summarize: 4 accuracy series + 3 graded measures, overall, "
-                            "per type, per severity",
-                    "old_median_s": old_s, "old_runs_s": old_runs, "new_median_s": new_s, "new_runs_s": new_runs,
-                    "speedup": old_s / new_s, "max_abs_difference": largest_difference(old, new)},
-        "paired_tests": {"what": "stats.compare_methods, 3 methods (3 pairs)",
-                         "old_median_s": old_t, "old_runs_s": old_t_runs, "new_median_s": new_t,
-                         "new_runs_s": new_t_runs, "speedup": old_t / new_t,
-                         "max_abs_difference": largest_difference(old_tests, new_tests)},
+        "questions": args.questions, "answerable": len(answerable), "answerable_per_group": groups,
+        "resamples": 10000, "seed": args.seed,
+        "summary": before_after(old_summary, new_summary, "evaluation.rows.summarize: top-1/3/5, MRR and 3 graded "
+                                "measures, overall, per type and per severity"),
+        "paired_tests": before_after(old_tests, new_tests, "stats.compare_methods, 3 methods (3 pairs): bootstrap "
+                                     "interval of each difference and sign-flip randomization p"),
         "load_average": {"before": load_before, "after": load_average()},
     }
     atomic_write_json(args.out, record)

@@ -26,6 +26,7 @@ order, so equal to about 1e-15).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from typing import Mapping, Sequence
@@ -38,6 +39,7 @@ DEFAULT_SEED = 20240601
 #: Upper bound on the number of cells of one resampling matrix (bounds memory use). The streams
 #: drawn do not depend on it; small chunks stay in cache and keep BLAS on one thread.
 _CHUNK_CELLS = 1 << 17
+_BLAS = None  # threadpoolctl's controller once looked up (False: not available)
 
 
 def _as_array(values: Sequence[float], what: str = "values") -> np.ndarray:
@@ -74,6 +76,20 @@ def _series(series: Sequence[Sequence[float]], what: str = "values") -> np.ndarr
     return np.stack(rows)
 
 
+def _one_blas_thread():
+    """A context keeping BLAS on one thread (through threadpoolctl, installed with
+    sentence-transformers; without it, nothing changes). The products here are thin, many queries
+    by a few series: BLAS threads gain nothing on them and, on a busy machine, cost up to 20x."""
+    global _BLAS
+    if _BLAS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+            _BLAS = ThreadpoolController()
+        except Exception:  # noqa: BLE001 -- any failure: leave BLAS as it is
+            _BLAS = False
+    return _BLAS.limit(limits=1, user_api="blas") if _BLAS else contextlib.nullcontext()
+
+
 def _resample_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """``(n_resamples, S)`` bootstrap means of the ``S`` rows of ``x`` (``S x n``).
 
@@ -99,7 +115,8 @@ def bootstrap_ci_many(series: Sequence[Sequence[float]], n_resamples: int = 1000
     x = _series(series)
     if n_resamples < 1 or not 0 < alpha < 1:
         raise GabaritoError(f"need n_resamples >= 1 and 0 < alpha < 1, got {n_resamples}, {alpha}")
-    means = _resample_means(x, n_resamples, np.random.default_rng(seed))
+    with _one_blas_thread():
+        means = _resample_means(x, n_resamples, np.random.default_rng(seed))
     low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
     return [(float(lo), float(hi)) for lo, hi in zip(low, high)]
 
@@ -121,9 +138,10 @@ def randomization_p_many(diffs: Sequence[Sequence[float]], n_resamples: int = 10
     tolerance = 1e-12 * np.maximum(1.0, np.abs(d).max(axis=1))
     rng = np.random.default_rng(seed)
     count = np.zeros(d.shape[0], dtype=np.int64)
-    for rows in _chunks(n_resamples, d.shape[1]):
-        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, d.shape[1]))
-        count += np.sum(np.abs(signs @ d.T / d.shape[1]) >= observed - tolerance, axis=0)
+    with _one_blas_thread():
+        for rows in _chunks(n_resamples, d.shape[1]):
+            signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, d.shape[1]))
+            count += np.sum(np.abs(signs @ d.T / d.shape[1]) >= observed - tolerance, axis=0)
     return [float((c + 1) / (n_resamples + 1)) for c in count]
 
 

@@ -289,3 +289,14 @@ def test_bootstrap_ci_many_checks_its_series():
         bootstrap_ci_many([])
     with pytest.raises(GabaritoError):
         randomization_p_many([[0.1, 0.2]], n_resamples=0)
+
+
+def test_same_numbers_with_and_without_the_one_thread_blas_limit(monkeypatch):
+    import gabarito.measure.stats as stats
+
+    series = _series(8, 501, 5)
+    limited = stats.bootstrap_ci_many(series, n_resamples=800, seed=2)
+    p_limited = stats.randomization_p_many(series, n_resamples=800, seed=2)
+    monkeypatch.setattr(stats, "_BLAS", False)  # threadpoolctl missing: BLAS left as it is
+    assert stats.bootstrap_ci_many(series, n_resamples=800, seed=2) == pytest.approx(limited, abs=1e-12, rel=0)
+    assert stats.randomization_p_many(series, n_resamples=800, seed=2) == p_limited
