@@ -5,10 +5,13 @@
 * ``arcadedb``: one database per index content (``eval_<12 hex>`` of the fingerprint of the
   chunks, the model, its weights and settings, the vectors, the dimension and the analyzer),
   holding a type ``Chunk`` with the text field ``text``; reused when it holds exactly those
-  chunks (:func:`gabarito.retrieval.reuse.open_or_build`), else (re)built, under the database's
+  chunks, verifiably whole (:func:`gabarito.retrieval.reuse.open_or_build`), else (re)built
+  with one notice (when it cannot even be dropped: one line naming the folder to delete), under the database's
   build lock (:func:`gabarito.retrieval.arcadedb.locking.build_lock`), so that two runs on one
   server never build, drop or rebuild it at once; warmed up before searching.
-  Its vector search is approximate (HNSW, INT8), unlike the memory engine's.
+  Its vector search is approximate (HNSW, INT8), unlike the memory engine's. Each search is
+  bounded by ``$GABARITO_ARCADEDB_TIMEOUT`` seconds (default 120): a slower one stops the run
+  with one line naming the question.
 
 :func:`open_retrievers` is a context manager yielding ``(retrievers, info)``: ``retrievers`` maps
 ``"dense"`` and/or ``"bm25"`` to objects of the retriever protocol
@@ -19,12 +22,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from gabarito import __version__
+from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import ANALYZERS, ARCADE_FIELD, ARCADE_TYPE, _NO_MODEL, EvalConfig
 from gabarito.hashing import sha256_bytes, sha256_text
 from gabarito.inputs.segment import Chunk
@@ -48,6 +53,18 @@ def _memory(chunks, vectors, encoder, cfg: EvalConfig):
         bm25 = BM25({c.id: c.text for c in chunks}, stop=frozenset())
         out["bm25"] = TextRetriever("bm25", bm25.search)
     return out, {"name": "memory", "version": f"gabarito {__version__}"}
+
+
+def search_timeout() -> float:
+    """Seconds one ArcadeDB search may take: ``$GABARITO_ARCADEDB_TIMEOUT``, 120 by default."""
+    text = os.environ.get("GABARITO_ARCADEDB_TIMEOUT") or "120"
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise GabaritoError(f"GABARITO_ARCADEDB_TIMEOUT must be a number of seconds above 0, not {text!r}")
+    return seconds
 
 
 def index_parts(chunks, vectors, model: dict | None, analyzer_class: str | None, encoder=None) -> dict:
@@ -76,10 +93,12 @@ def _arcadedb(chunks, vectors, encoder, model, cfg: EvalConfig, url, db_dir, ech
     parts = index_parts(chunks, vectors, model, analyzer_class, encoder)
     database = f"eval_{fingerprint(parts)[:12]}"
     root = db_dir if db_dir is not None else cache_dir() / "arcadedb-evaluate"
-    with connect(url, root_dir=root, database=database, notice=echo) as conn:
+    timeout = search_timeout()
+    with connect(url, root_dir=root, database=database, notice=echo, timeout=max(timeout, 120.0)) as conn:
         client = conn.client
         version = conn.server.version if conn.server is not None else client.server_version()
-        index = ArcadeIndex(client, ARCADE_TYPE)
+        index = ArcadeIndex(client, ARCADE_TYPE, notice=echo)  # build and warm-up: the client's timeout
+        folder = conn.server.root_dir / "databases" / database if conn.server is not None else None
         if vectors is not None:
             stored, model_id = vectors, model["model_id"]
         else:  # BM25 only: the schema wants a vector per record; a constant one costs nothing
@@ -88,9 +107,10 @@ def _arcadedb(chunks, vectors, encoder, model, cfg: EvalConfig, url, db_dir, ech
             state = open_or_build(index, parts, fields=[ARCADE_FIELD],
                                   rows=[{"doc_id": c.id, ARCADE_FIELD: c.text} for c in chunks],
                                   vectors=stored, model_id=model_id, analyzer=analyzer_class,
-                                  progress=sys.stderr.isatty())
+                                  progress=sys.stderr.isatty(), notice=echo, folder=folder)
         echo(f"ArcadeDB database {database}: index {state} ({len(chunks)} chunks)")
         index.warm_up(vectors[0] if vectors is not None else None, k=10)
+        index.search_timeout = timeout  # each question's search
         out = {}
         if vectors is not None:
             out["dense"] = VectorRetriever("dense", lambda v, d: index.knn(v, d, model_id=model_id), encoder)

@@ -12,13 +12,17 @@ Two small adapters make one out of any engine's per-question search function:
 * :class:`VectorRetriever` wraps ``fn(vector, depth) -> [(doc_id, score), ...]`` and the encoder
   whose query vectors it needs (ArcadeDB ``LSM_VECTOR``, exact cosine, ...).
 
-Their :class:`~gabarito.measure.runs.Run` orders each list by (-score, doc id).
+Their :class:`~gabarito.measure.runs.Run` orders each list by (-score, doc id). While ``fn``
+runs, :func:`current_question` is the id of the question it searches (an engine names it in a
+notice), and an error it raises is raised again as one line naming that question.
 """
 
 from __future__ import annotations
 
+import contextlib
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence, runtime_checkable
+from typing import Callable, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -26,6 +30,35 @@ from gabarito.errors import GabaritoError
 from gabarito.measure.runs import Run
 
 Pairs = list[tuple[str, float]]
+_QUESTION: ContextVar[str | None] = ContextVar("gabarito_question", default=None)
+
+
+def current_question() -> str | None:
+    """The id of the question a retriever is searching now (``None`` outside a search)."""
+    return _QUESTION.get()
+
+
+@contextlib.contextmanager
+def asking(question_id: str) -> Iterator[None]:
+    """Search for ``question_id``: :func:`current_question` names it, and a
+    :class:`GabaritoError` raised inside says which question it stopped at."""
+    token = _QUESTION.set(question_id)
+    try:
+        yield
+    except GabaritoError as exc:
+        if str(exc).startswith("question "):
+            raise
+        raise GabaritoError(f"question {question_id!r}: {exc}") from exc
+    finally:
+        _QUESTION.reset(token)
+
+
+def _each(ids: Sequence[str], search: Callable[[int], Sequence[tuple[str, float]]]) -> dict:
+    out = {}
+    for i, q in enumerate(ids):
+        with asking(q):
+            out[q] = search(i)
+    return out
 
 
 def _encoder_key(encoder) -> str:
@@ -101,7 +134,7 @@ class TextRetriever:
 
     def search(self, queries: Queries, depth: int) -> Run:
         _check_depth(depth)
-        return Run({q: self.fn(t, depth) for q, t in zip(queries.ids, queries.texts)}, name=self.name)
+        return Run(_each(queries.ids, lambda i: self.fn(queries.texts[i], depth)), name=self.name)
 
     def provenance(self) -> dict:
         return {"name": self.name, "kind": "text", **self.info}
@@ -119,7 +152,7 @@ class VectorRetriever:
     def search(self, queries: Queries, depth: int) -> Run:
         _check_depth(depth)
         vectors = queries.vectors(self.encoder)
-        return Run({q: self.fn(vectors[i], depth) for i, q in enumerate(queries.ids)}, name=self.name)
+        return Run(_each(queries.ids, lambda i: self.fn(vectors[i], depth)), name=self.name)
 
     def provenance(self) -> dict:
         return {"name": self.name, "kind": "vector", "model": self.encoder.model_id, **self.info}

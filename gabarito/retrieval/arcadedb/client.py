@@ -4,6 +4,7 @@ SQL with bound parameters only; failures are one line naming the server URL."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import requests
@@ -11,6 +12,10 @@ import requests
 from gabarito.errors import GabaritoError
 
 _DB_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
+
+
+class ServerError(GabaritoError):
+    """The server answered, refusing the request (HTTP 4xx/5xx): not a lost connection."""
 
 
 def _short(sql: str, n: int = 80) -> str:
@@ -52,32 +57,50 @@ class ArcadeClient:
         self.session = requests.Session()
         self.session.auth = (user, password)
 
-    def _request(self, method: str, path: str, what: str, **kwargs: Any) -> requests.Response:
+    def _request(self, method: str, path: str, what: str, *, timeout: float | None = None,
+                 **kwargs: Any) -> requests.Response:
+        """One request, answered in full within ``timeout`` seconds (the client's by default):
+        requests' own timeout bounds each read of the socket, so the body is read here against
+        a deadline for the whole answer."""
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
         try:
-            resp = self.session.request(method, self.url + path, timeout=self.timeout, **kwargs)
+            resp = self.session.request(method, self.url + path, timeout=limit, stream=True, **kwargs)
+            try:
+                body = bytearray()
+                for part in resp.iter_content(1 << 16):
+                    body += part
+                    if time.monotonic() > deadline:
+                        raise requests.Timeout("deadline")
+                resp._content = bytes(body)  # what resp.json() and resp.text read
+            finally:
+                resp.close()
         except requests.Timeout as exc:
-            raise GabaritoError(f"ArcadeDB at {self.url} did not answer {what} within {self.timeout:g}s") from exc
+            raise GabaritoError(f"ArcadeDB at {self.url} did not answer {what} within {limit:g}s") from exc
         except requests.RequestException as exc:
             raise GabaritoError(f"ArcadeDB at {self.url} not reachable: {_reason(exc)}") from exc
         if resp.status_code >= 400:
-            raise GabaritoError(f"ArcadeDB at {self.url} failed {what}: "
+            raise ServerError(f"ArcadeDB at {self.url} failed {what}: "
                                 f"HTTP {resp.status_code} {_server_error(resp)}")
         return resp
 
-    def _sql(self, endpoint: str, sql: str, params: dict[str, Any] | None) -> list[dict[str, Any]]:
+    def _sql(self, endpoint: str, sql: str, params: dict[str, Any] | None,
+             timeout: float | None = None) -> list[dict[str, Any]]:
         body: dict[str, Any] = {"language": "sql", "command": sql}
         if params:
             body["params"] = params
         what = f"{endpoint} '{_short(sql)}' on database '{self.database}'"
-        return self._request("POST", f"/api/v1/{endpoint}/{self.database}", what, json=body).json()["result"]
+        resp = self._request("POST", f"/api/v1/{endpoint}/{self.database}", what, timeout=timeout, json=body)
+        return resp.json()["result"]
 
     def command(self, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a (possibly writing) SQL statement in its own transaction."""
         return self._sql("command", sql, params)
 
-    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run a read-only SQL query."""
-        return self._sql("query", sql, params)
+    def query(self, sql: str, params: dict[str, Any] | None = None, *,
+              timeout: float | None = None) -> list[dict[str, Any]]:
+        """Run a read-only SQL query, answered within ``timeout`` seconds (the client's by default)."""
+        return self._sql("query", sql, params, timeout)
 
     def _server_command(self, command: str) -> None:
         self._request("POST", "/api/v1/server", f"'{command}'", json={"command": command})

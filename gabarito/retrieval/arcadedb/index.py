@@ -4,6 +4,7 @@ for BM25, an ``LSM_VECTOR`` index for cosine kNN), ingest, the two searches and 
 from __future__ import annotations
 
 import re
+import sys
 import time
 from typing import Any, Sequence
 
@@ -13,10 +14,18 @@ from tqdm import tqdm
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.arcadedb.analyzers import analyzer_class, lucene_escape
 from gabarito.retrieval.arcadedb.client import ArcadeClient
+from gabarito.retrieval.protocol import current_question
 
 INFO_TYPE = "IndexInfo"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = {"doc_id", "embedding", "distance", "score", "record"}
+_WORD = re.compile(r"\w+")
+#: Lucene's limit on the clauses of one query (every word of a question is one, repeats too).
+MAX_CLAUSES = 1024
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _identifier(name: str, what: str) -> str:
@@ -58,16 +67,27 @@ class ArcadeIndex:
     similarity, ``1 - distance`` as returned by ``vector.neighbors`` for a COSINE index. BM25
     binds ``:k`` to ``k + tie_margin`` so that documents tied at the cut are ordered by id, not by
     storage order.
+
+    A question of more than :data:`MAX_CLAUSES` words is searched with its first
+    :data:`MAX_CLAUSES` (one line through ``notice``, stderr by default, naming the question).
+    Every search runs under ``search_timeout`` seconds (the client's timeout unless given): the
+    server is told to stop (SQL ``TIMEOUT``) and the client stops waiting; either way one line
+    names the question.
     """
 
-    def __init__(self, client: ArcadeClient, type_name: str, *, tie_margin: int = 10):
+    def __init__(self, client: ArcadeClient, type_name: str, *, tie_margin: int = 10,
+                 notice=None, search_timeout: float | None = None):
         self.client = client
         self.type_name = _identifier(type_name, "type name")
         self.tie_margin = tie_margin
+        self.notice = notice or _stderr
+        self.search_timeout = search_timeout
         self._info: dict[str, Any] | None = None
 
-    def _where(self) -> str:
+    def where(self) -> str:
         return f"ArcadeDB at {self.client.url}, database '{self.client.database}', type {self.type_name}"
+
+    _where = where
 
     # -- schema ---------------------------------------------------------------------------------
     def _type_exists(self, name: str) -> bool:
@@ -123,20 +143,33 @@ class ArcadeIndex:
             self.client.command(f"DELETE FROM {INFO_TYPE} WHERE type_name = :t", {"t": self.type_name})
         self._info = None
 
+    def stored_info(self) -> dict[str, Any] | None:
+        """The metadata record as stored now (read afresh), ``None`` when there is none."""
+        rows = []
+        if self._type_exists(INFO_TYPE):
+            rows = self.client.query(f"SELECT FROM {INFO_TYPE} WHERE type_name = :t", {"t": self.type_name})
+        if len(rows) != 1:
+            return None
+        self._info = {k: v for k, v in rows[0].items() if not k.startswith("@")}
+        self._info.setdefault("analyzer", None)
+        return self._info
+
     def info(self) -> dict[str, Any]:
         """The stored metadata (model_id, dim, fields, analyzer, index names), read once then cached.
 
         ``analyzer`` is the Lucene class of the FULL_TEXT index, ``None`` for ArcadeDB's default
         (also for indexes created before the analyzer was recorded)."""
-        if self._info is None:
-            rows = []
-            if self._type_exists(INFO_TYPE):
-                rows = self.client.query(f"SELECT FROM {INFO_TYPE} WHERE type_name = :t", {"t": self.type_name})
-            if not rows:
-                raise GabaritoError(f"{self._where()}: no index metadata; create the index first")
-            self._info = {k: v for k, v in rows[0].items() if not k.startswith("@")}
-            self._info.setdefault("analyzer", None)
+        if self._info is None and self.stored_info() is None:
+            raise GabaritoError(f"{self._where()}: no index metadata (its build was interrupted or the record is "
+                                f"damaged); build it again (gabarito drops and rebuilds it) or drop the type")
         return self._info
+
+    def seal(self, record: dict[str, Any]) -> None:
+        """Store ``record`` as the completion record (``complete``): the last write of a build."""
+        self.client.command(f"UPDATE {INFO_TYPE} SET complete = :c WHERE type_name = :t",
+                            {"c": record, "t": self.type_name})
+        if (self.stored_info() or {}).get("complete") != record:
+            raise GabaritoError(f"{self._where()}: the completion record did not read back as written")
 
     def check_model(self, model_id: str, dim: int) -> None:
         """Refuse queries embedded with another model or dimension than the stored vectors."""
@@ -167,9 +200,9 @@ class ArcadeIndex:
                     row["embedding"] = vec.tolist()
                 try:
                     inserted = len(self.client.command(sql, {"rows": rows}))
-                except GabaritoError as exc:
-                    raise GabaritoError(f"ingest into {self.type_name} stopped after {done} of {len(docs)} documents "
-                                        f"(batch starting at {rows[0]['doc_id']!r}): {exc}") from exc
+                except GabaritoError as exc:  # keeps its class: a refusal stays a ServerError
+                    raise type(exc)(f"ingest into {self.type_name} stopped after {done} of {len(docs)} documents "
+                                    f"(batch starting at {rows[0]['doc_id']!r}): {exc}") from exc
                 if inserted != len(rows):
                     raise GabaritoError(f"{self._where()}: inserted {inserted} of a batch of {len(rows)}")
                 done += inserted
@@ -190,7 +223,22 @@ class ArcadeIndex:
         return row
 
     def count(self) -> int:
+        """The record count ArcadeDB keeps in its metadata (not what the records say: see
+        :meth:`scan_count`)."""
         return int(self.client.query(f"SELECT count(*) AS n FROM {self.type_name}")[0]["n"])
+
+    def scan_count(self) -> int:
+        """The records a scan of the type reads (a ``WHERE`` keeps ``count(*)`` from answering
+        out of the metadata, which still says 75 when the bucket file is empty)."""
+        sql = f"SELECT count(*) AS n FROM {self.type_name} WHERE doc_id IS NOT NULL"
+        return int(self.client.query(sql)[0]["n"])
+
+    def records(self, doc_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``{doc_id: {doc_id, <text fields>}}`` of the records with these ids (found through the
+        ``doc_id`` index)."""
+        fields = ", ".join(["doc_id", *self.info()["fields"]])
+        rows = self.client.query(f"SELECT {fields} FROM {self.type_name} WHERE doc_id IN :ids", {"ids": list(doc_ids)})
+        return {r.get("doc_id"): r for r in rows}
 
     # -- search ---------------------------------------------------------------------------------
     @property
@@ -213,11 +261,31 @@ class ArcadeIndex:
                 "ingest": f"INSERT INTO {self.type_name} CONTENT :rows RETURN @rid",
                 "bm25": self.sql_bm25, "knn": self.sql_knn, "floor": self.sql_floor}
 
+    def _timed(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run a search under ``search_timeout``: told to the server (``TIMEOUT``, in ms) and
+        kept by the client (a bound on the whole answer, not on each read of the socket)."""
+        seconds = self.search_timeout if self.search_timeout is not None else self.client.timeout
+        limit = "" if " LIMIT " in sql.upper() else " LIMIT :k"  # the HTTP API adds one, after TIMEOUT
+        return self.client.query(f"{sql}{limit} TIMEOUT {max(1, int(seconds * 1000))}", params, timeout=seconds)
+
+    def clip(self, question: str) -> str:
+        """``question`` cut to its first :data:`MAX_CLAUSES` words when it has more (Lucene
+        refuses such a query), with one line through ``notice`` naming the question."""
+        words = _WORD.findall(question)
+        if len(words) <= MAX_CLAUSES:
+            return question
+        asked = current_question()
+        self.notice(f"{self._where()}: question {asked if asked is not None else question[:40]!r} has "
+                    f"{len(words)} words, more than the {MAX_CLAUSES} terms a Lucene query takes; "
+                    f"searched with its first {MAX_CLAUSES}")
+        return " ".join(words[:MAX_CLAUSES])
+
     def bm25(self, question: str, k: int) -> list[tuple[str, float]]:
         """Lucene BM25 over all text fields; the question is escaped and bound as ``:q``."""
         if k <= 0 or not re.search(r"\w", question):
             return []  # Lucene rejects a query without a single term
-        rows = self.client.query(self.sql_bm25, {"q": lucene_escape(question), "k": k + self.tie_margin})
+        params = {"q": lucene_escape(self.clip(question)), "k": k + self.tie_margin}
+        rows = self._timed(self.sql_bm25, params)
         ranked = sorted(((r["doc_id"], float(r["score"])) for r in rows), key=lambda p: (-p[1], p[0]))
         return ranked[:k]
 
@@ -231,7 +299,7 @@ class ArcadeIndex:
             raise GabaritoError(f"{self._where()}: query vector is zero or not finite")
         if k <= 0:
             return []
-        rows = self.client.query(self.sql_knn, {"v": vec.tolist(), "k": int(k)})
+        rows = self._timed(self.sql_knn, {"v": vec.tolist(), "k": int(k)})
         ranked = sorted(((r["doc_id"], 1.0 - float(r["distance"])) for r in rows), key=lambda p: (-p[1], p[0]))
         return ranked[:k]
 
