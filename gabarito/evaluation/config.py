@@ -123,9 +123,11 @@ class EvalConfig:
         of ``dense``/``hybrid``, and the reader's model (``bi:<id>``, ``maxsim:<id>``,
         ``splade:<folder>``, or a cross-encoder id; plain ``splade`` is the packaged one)."""
         ids = [self.model] if self.uses_vectors and self.model else []
-        if self.reranker:
+        if self.reranker:  # the specs of gabarito.retrieval.rerank.load_reranker
             kind, _, rest = self.reranker.partition(":")
-            if kind in ("bi", "maxsim", "splade") and (rest or kind == "splade"):
+            if kind in ("bi", "maxsim") and rest:
+                ids.append(rest)
+            elif kind == "splade":
                 ids += [rest] if rest else []
             else:
                 ids.append(self.reranker)
