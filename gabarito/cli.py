@@ -188,8 +188,15 @@ def _build_site(args: argparse.Namespace) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from gabarito.study.integrity import verify
+
     extra = ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else []
-    for study in in_order(all_studies()):
+    studies = in_order(all_studies())
+    for study in studies:  # a results file edited after its run stops the report before any work
+        for spec in (study, *map(study.variant, study.variants)):
+            if spec.results_path.exists() and not args.force:
+                verify(spec.results_path)
+    for study in studies:
         for spec in (study, *map(study.variant, study.variants)):
             reason = "forced" if args.force else spec.staleness(args.mirror)
             if reason:

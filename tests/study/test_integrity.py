@@ -106,3 +106,25 @@ def test_gabarito_site_refuses_a_hand_edited_results_file(tmp_path):
     assert len(errors) == 1 and "helpcenter/results.json" in errors[0] and "modified after its run" in errors[0]
     assert "Traceback" not in done.stderr
     assert not (root / "_site").exists()
+
+
+def test_gabarito_report_refuses_and_studies_shows_a_hand_edited_results_file(tmp_path):
+    """`gabarito report` stops before any study or page runs; `gabarito studies` says modified."""
+    import shutil
+
+    root = copy_project(tmp_path / "proj")
+    shutil.copytree(REPO / "gabarito", root / "gabarito", ignore=shutil.ignore_patterns("__pycache__"))
+    results = root / "case-studies" / "helpcenter" / "results.json"
+    results.write_text(results.read_text(encoding="utf-8").replace(
+        '"value": 0.5192307692307693', '"value": 0.9192307692307693', 1), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    report = subprocess.run([sys.executable, "-m", "gabarito.cli", "report"], cwd=root, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 2, report.stderr
+    lines = report.stderr.strip().splitlines()
+    assert len(lines) == 1 and "helpcenter/results.json" in lines[0] and "modified after its run" in lines[0]
+    assert not (root / "_site").exists()
+    studies = subprocess.run([sys.executable, "-m", "gabarito.cli", "studies"], cwd=root, env=env,
+                             capture_output=True, text=True, timeout=300)
+    helpcenter = [line for line in studies.stdout.splitlines() if line.startswith("helpcenter ")]
+    assert helpcenter and "modified after its run" in helpcenter[0], studies.stdout
