@@ -97,16 +97,31 @@ def load_runs(refs: Sequence[str], log_path: str | Path, *, warn: Callable[[str]
 
 # --- comparing -------------------------------------------------------------------------------
 
+#: Settings recorded beside the config, each named only when the setting it refines is the same
+#: in both runs (another model id already implies other weights and another fingerprint).
+DETAILS = {"model_settings": "model", "encoder_backend": "model", "engine_version": "engine",
+           "reranker_weights": "reranker"}
+
+
 def _settings(record: dict) -> dict:
     cfg = record["config"]
-    return {"corpus": record.get("corpus_sha256"), **{v: cfg.get(v) for v in VARIABLES if v != "corpus"}}
+    model, engine = record.get("model") or {}, record.get("engine") or {}
+    reranker = record.get("reranker") or {}
+    out = {"corpus": record.get("corpus_sha256"), **{v: cfg.get(v) for v in VARIABLES if v != "corpus"}}
+    out.update(model_settings=model.get("fingerprint"), encoder_backend=model.get("backend"),
+               engine_version=engine.get("version"), reranker_weights=reranker.get("weights_sha256"))
+    return out
 
 
 def config_differences(a: dict, b: dict) -> list[str]:
-    """The settings (of :data:`VARIABLES`) that differ between two run records; a setting
-    that one of them does not use (``None``) does not count."""
+    """The settings that differ between two run records: those of :data:`VARIABLES`, then the
+    recorded details (:data:`DETAILS`: the model's fingerprint -- weights and every setting that
+    changes a vector, such as its pooling --, the encoder backend, the engine's version, the
+    reader's weights) when the setting they refine is the same. A setting that one of them does
+    not use or did not record (``None``) does not count."""
     sa, sb = _settings(a), _settings(b)
-    return [v for v in VARIABLES if sa[v] is not None and sb[v] is not None and sa[v] != sb[v]]
+    differ = [v for v in (*VARIABLES, *DETAILS) if sa[v] is not None and sb[v] is not None and sa[v] != sb[v]]
+    return [v for v in differ if DETAILS.get(v) not in differ]
 
 
 def _parse_measure(measure: str) -> tuple[str, int, str]:

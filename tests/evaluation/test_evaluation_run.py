@@ -353,6 +353,23 @@ def test_compare_warns_when_two_settings_changed(corpus, cache):
     assert config_differences(base, bm25) == ["method"]
 
 
+def test_compare_names_a_model_setting_changed_under_the_same_weights(corpus, cache):
+    """Two runs differing only in what the model does to a text (its fingerprint: pooling, ...)."""
+    base = run(corpus, cache)
+    assert base["model"]["fingerprint"]
+    other = json.loads(json.dumps(base))
+    other["model"]["fingerprint"] = "f" * 64
+    assert config_differences(base, other) == ["model_settings"]
+    # another model id implies other weights and another fingerprint: only "model" is named
+    other["config"]["model"] = "another/model"
+    other["model"]["weights_sha256"] = "e" * 64
+    assert config_differences(base, other) == ["model"]
+    # a record from before the fingerprint was kept: nothing to compare, nothing claimed
+    del other["model"]["fingerprint"]
+    other["config"]["model"] = base["config"]["model"]
+    assert config_differences(base, other) == []
+
+
 def test_load_runs_by_id_and_by_path(corpus, cache, tmp_path):
     log = tmp_path / "runs" / "log.jsonl"
     a, b = run(corpus, cache), run(corpus, cache, method="bm25")

@@ -250,6 +250,13 @@ def test_a_pooling_change_with_the_same_weights_is_a_cache_miss_and_a_new_index(
     # what an empty cache computes is what the changed model got: the same vectors, so the same database
     assert fresh["cache"]["hits"] == 0 and fresh["engine"]["database"] == cls["engine"]["database"]
     assert returned(fresh) == returned(cls) and fresh["summary"]["mrr"] == cls["summary"]["mrr"]
+    # the run record keeps the model's fingerprint, so `compare` names the change (was "changed: nothing")
+    assert mean["model"]["fingerprint"] != cls["model"]["fingerprint"]
+    assert mean["model"]["weights_sha256"] == cls["model"]["weights_sha256"]
+    compared = subprocess.run([sys.executable, "-m", "gabarito.cli", "compare", mean["run_id"], cls["run_id"],
+                               "--log", str(log)], env=env, capture_output=True, text=True, timeout=300)
+    assert compared.returncode == 0, compared.stderr
+    assert "changed: model_settings" in compared.stdout and "changed: nothing" not in compared.stdout
 
 
 # -- hostile query text on every engine -------------------------------------------------------------
