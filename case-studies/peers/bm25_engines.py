@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Mapping
 
 from gabarito.errors import GabaritoError
+from gabarito.measure.runs import by_score
 from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, lucene_standard_tokens
 
 
 def _ranked(pairs, k: int) -> list[tuple[str, float]]:
-    return sorted(pairs, key=lambda p: (-p[1], p[0]))[:k]
+    return by_score(pairs)[:k]
 
 
 def distinct_terms(question: str) -> list[str]:

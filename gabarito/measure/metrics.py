@@ -45,6 +45,7 @@ import re
 from typing import Callable, Iterable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
+from gabarito.measure.runs import by_score
 
 Ranking = Sequence[str] | Sequence[tuple[str, float]]
 Run = Mapping[str, Ranking]  # a gabarito.measure.runs.Run, or any mapping of rankings
@@ -60,7 +61,7 @@ def as_ranking(entries: Ranking) -> list[str]:
     """Doc ids best first: pairs sorted by (-score, doc id), plain ids kept in order."""
     items = list(entries)
     if items and not isinstance(items[0], str):
-        items = [doc for doc, _ in sorted(items, key=lambda pair: (-pair[1], pair[0]))]
+        items = [doc for doc, _ in by_score(items)]
     seen: set[str] = set()
     for doc in items:
         if doc in seen:

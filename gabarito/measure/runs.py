@@ -23,6 +23,18 @@ from gabarito.hashing import atomic_write_text
 Pair = tuple[str, float]
 
 
+def by_score(pairs: Iterable[Pair]) -> list[Pair]:
+    """``(doc_id, score)`` pairs best first: score descending, ties by doc id ascending -- the
+    one tie rule of every ranking in gabarito (engines, fusion, runs, measures)."""
+    return sorted(pairs, key=lambda p: (-p[1], p[0]))
+
+
+def trec_run_lines(rankings: Mapping[str, Sequence[Pair]], tag: str) -> list[str]:
+    """TREC run lines ``qid Q0 doc rank score tag`` of lists already ranked (ranks from 1)."""
+    return [f"{qid} Q0 {doc} {rank} {score:.6f} {tag}"
+            for qid, pairs in rankings.items() for rank, (doc, score) in enumerate(pairs, start=1)]
+
+
 def ranked(entries: Iterable[Pair] | Iterable[str], *, where: object = None) -> list[Pair]:
     """``(doc_id, score)`` pairs sorted by (-score, doc id); plain ids keep their order
     (scored ``-rank``). A duplicate doc id is an error."""
@@ -30,7 +42,7 @@ def ranked(entries: Iterable[Pair] | Iterable[str], *, where: object = None) -> 
     if items and isinstance(items[0], str):
         pairs = [(doc, float(-i)) for i, doc in enumerate(items, start=1)]
     else:
-        pairs = sorted(((str(d), float(s)) for d, s in items), key=lambda p: (-p[1], p[0]))
+        pairs = by_score((str(d), float(s)) for d, s in items)
     seen: set[str] = set()
     for doc, _ in pairs:
         if doc in seen:
@@ -64,8 +76,7 @@ class Run(dict):
 
     def to_trec(self, tag: str) -> str:
         """TREC run lines ``qid Q0 doc rank score tag``, queries in run order, ranks 1-based."""
-        lines = [f"{qid} Q0 {doc} {rank} {score:.6f} {tag}"
-                 for qid, pairs in self.items() for rank, (doc, score) in enumerate(pairs, start=1)]
+        lines = trec_run_lines(self, tag)
         return "\n".join(lines) + ("\n" if lines else "")
 
     def write_trec(self, path: str | Path, tag: str) -> Path:

@@ -19,10 +19,15 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Run
+from gabarito.measure.runs import Run, by_score
 
 Fused = list[tuple[str, float]]
 RankedLists = Mapping[str, Sequence[tuple[str, float]]]
+
+
+def rrf_term(rank: int, rrf_k: int, weight: float = 1.0) -> float:
+    """What a document at ``rank`` (from 1) adds to its fused score: ``weight / (rrf_k + rank)``."""
+    return weight / (rrf_k + rank)
 
 
 def rrf(rankings: Sequence[Sequence[str]], rrf_k: int = 60, depth: int | None = None) -> Fused:
@@ -40,8 +45,8 @@ def rrf(rankings: Sequence[Sequence[str]], rrf_k: int = 60, depth: int | None = 
             if doc in seen:
                 continue
             seen.add(doc)
-            scores[doc] = scores.get(doc, 0.0) + 1.0 / (rrf_k + rank)
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+            scores[doc] = scores.get(doc, 0.0) + rrf_term(rank, rrf_k)
+    return by_score(scores.items())
 
 
 def rrf_runs(runs: Sequence[RankedLists], *, rrf_k: int = 60, depth: int) -> Run:

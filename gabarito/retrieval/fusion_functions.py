@@ -25,6 +25,7 @@ from typing import Mapping, Sequence
 
 from gabarito.errors import GabaritoError
 from gabarito.measure.runs import Run
+from gabarito.retrieval.fusion import rrf_term
 
 Pairs = Sequence[tuple[str, float]]
 NORMALIZATIONS = ("minmax", "zscore", "dbsf", "none")
@@ -97,7 +98,7 @@ def weighted_rrf(runs: Sequence[Mapping[str, Pairs]], depth: int, *, rrf_k: int 
         total: dict[str, float] = {}
         for weight, run in zip(w, runs):
             for rank, (doc, _) in enumerate(list(run.get(q, []))[:depth], start=1):
-                total[doc] = total.get(doc, 0.0) + weight / (rrf_k + rank)
+                total[doc] = total.get(doc, 0.0) + rrf_term(rank, rrf_k, weight)
         out[q] = list(total.items())
     return Run(out)
 

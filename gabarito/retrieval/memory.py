@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError
+from gabarito.measure.runs import by_score
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -99,6 +100,5 @@ class BM25:
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         s = self.scores(query)
-        hits = [(i, x) for i, x in zip(self.ids, s) if x > 0]
-        hits.sort(key=lambda p: (-p[1], p[0]))
+        hits = by_score((i, x) for i, x in zip(self.ids, s) if x > 0)
         return [(i, float(x)) for i, x in hits[:k]]

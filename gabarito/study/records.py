@@ -113,11 +113,9 @@ def check_results_gold(results_path: str | Path) -> dict[str, str]:
 
 def write_trec_run(path: str | Path, run: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> Path:
     """TREC run format: ``qid Q0 docid rank score tag`` (rank from 1, as ranked here)."""
-    lines = []
-    for qid, ranking in run.items():
-        for rank, (doc, score) in enumerate(ranking, start=1):
-            lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}")
-    return atomic_write_text(path, "\n".join(lines) + "\n")
+    from gabarito.measure.runs import trec_run_lines
+
+    return atomic_write_text(path, "\n".join(trec_run_lines(run, tag)) + "\n")
 
 
 def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
