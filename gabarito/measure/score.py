@@ -8,7 +8,8 @@ an interval and a p-value are computed in exactly one way:
   (:func:`gabarito.measure.stats.bootstrap_ci`; all the series of one call in one shared draw,
   :func:`gabarito.measure.stats.bootstrap_ci_many`);
 * paired tests between methods are :func:`gabarito.measure.stats.compare_methods`
-  (sign-flip randomization + exact sign test, Holm-corrected over the method pairs of a measure).
+  (sign-flip randomization + exact sign test, Holm-corrected over the method pairs of a measure;
+  every measure's pairs at once through :func:`gabarito.measure.stats.compare_tables`).
 
 The seed defaults to :data:`gabarito.measure.stats.DEFAULT_SEED`; the result records the seed
 and the number of resamples actually used, so a results file says how it was computed.

@@ -1,4 +1,5 @@
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -301,3 +302,18 @@ def test_same_numbers_with_and_without_the_one_thread_blas_limit(monkeypatch):
     unlimited = stats.bootstrap_ci_many(series, n_resamples=800, seed=2)
     assert np.max(np.abs(np.subtract(unlimited, limited))) <= 1e-12
     assert stats.randomization_p_many(series, n_resamples=800, seed=2) == p_limited
+
+
+@pytest.mark.parametrize("n,k", [(0, 0), (1, 0), (1, 1), (5, 2), (100, 37), (100, 50), (2701, 1200)])
+def test_binomial_tail_is_the_old_sum_of_combinations(n, k):
+    from gabarito.measure.stats import _binomial_tail
+
+    assert _binomial_tail(n, k) == sum(math.comb(n, i) for i in range(k + 1))
+
+
+def test_sign_test_on_tens_of_thousands_of_queries():
+    """The old sum of math.comb took minutes here (a pair of methods on 50,000 questions)."""
+    a, b = _pairs(19000, 18000, 500)
+    result = sign_test(a, b)
+    assert (result["wins"], result["losses"], result["ties"]) == (19000, 18000, 500)
+    assert result["p"] == pytest.approx(binomtest(19000, 37000, 0.5).pvalue, rel=1e-12)
