@@ -32,11 +32,10 @@ import numpy as np
 from gabarito.errors import run_main
 from gabarito.evaluation.config import HIT_AT
 from gabarito.evaluation.rows import summarize
-from gabarito.hashing import atomic_write_json
 from gabarito.measure import metrics
 from gabarito.measure.stats import DEFAULT_SEED, compare_methods, effect_size, holm, sign_test
 from gabarito.measure.timing import load_average
-from gabarito.study.records import git_state, machine, now_iso
+from gabarito.study.records import git_state, machine, now_iso, write_measurement
 
 HERE = Path(__file__).resolve().parent
 MEASURES = ("nDCG@10", "AP@100", "R@100")
@@ -233,7 +232,7 @@ def main(argv=None) -> int:
                                      "side with today's sign_test)"),
         "load_average": {"before": load_before, "after": load_average()},
     }
-    atomic_write_json(args.out, record)
+    write_measurement(args.out, record)
     print(json.dumps({k: record[k] for k in ("summary", "paired_tests", "load_average")}, indent=1))
     return 0
 
