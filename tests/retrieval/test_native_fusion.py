@@ -62,4 +62,10 @@ def test_native_rrf_equals_python_rrf_and_survives_hostile_text(arcade_server):
     for fusion, weights in (("dbsf", None), ("linear", (0.3, 0.7))):
         run = NativeFusion(index, enc, fusion=fusion, weights=weights).search(queries, depth)
         assert all(len(run[q]) >= 1 for q in queries.ids)
+    # a question over Lucene's clause limit is cut, with one notice naming it, not a failed run
+    notices = []
+    index.notice = notices.append
+    long = Queries(["longa"], ["cats mats " + " ".join(f"word{i}" for i in range(1100))])
+    run = NativeFusion(index, enc, fusion="rrf", rrf_k=60).search(long, depth)
+    assert run["longa"] and len(notices) == 1 and "'longa'" in notices[0]
     client.drop_database()

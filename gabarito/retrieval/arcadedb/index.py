@@ -14,6 +14,7 @@ from tqdm import tqdm
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.arcadedb.analyzers import analyzer_class, lucene_escape
 from gabarito.retrieval.arcadedb.client import ArcadeClient
+from gabarito.measure.runs import by_score
 from gabarito.retrieval.protocol import current_question
 
 INFO_TYPE = "IndexInfo"
@@ -286,7 +287,7 @@ class ArcadeIndex:
             return []  # Lucene rejects a query without a single term
         params = {"q": lucene_escape(self.clip(question)), "k": k + self.tie_margin}
         rows = self._timed(self.sql_bm25, params)
-        ranked = sorted(((r["doc_id"], float(r["score"])) for r in rows), key=lambda p: (-p[1], p[0]))
+        ranked = by_score((r["doc_id"], float(r["score"])) for r in rows)
         return ranked[:k]
 
     def knn(self, vector: Any, k: int, *, model_id: str | None = None) -> list[tuple[str, float]]:
@@ -300,7 +301,7 @@ class ArcadeIndex:
         if k <= 0:
             return []
         rows = self._timed(self.sql_knn, {"v": vec.tolist(), "k": int(k)})
-        ranked = sorted(((r["doc_id"], 1.0 - float(r["distance"])) for r in rows), key=lambda p: (-p[1], p[0]))
+        ranked = by_score((r["doc_id"], 1.0 - float(r["distance"])) for r in rows)
         return ranked[:k]
 
     def floor(self) -> float:

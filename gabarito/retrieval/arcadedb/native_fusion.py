@@ -35,7 +35,7 @@ import numpy as np
 from gabarito.errors import GabaritoError
 from gabarito.measure.runs import Run
 from gabarito.retrieval.arcadedb.analyzers import lucene_escape
-from gabarito.retrieval.protocol import Queries
+from gabarito.retrieval.protocol import Queries, asking
 
 FUSIONS = {"rrf": "RRF", "dbsf": "DBSF", "linear": "LINEAR"}
 OPTION_NAMES = {"fusion", "k", "weights", "limit"}
@@ -103,15 +103,18 @@ class NativeFusion:
             return self._single_source(vec, depth)
         opts = self.options(depth)
         sql = fuse_sql(self.index.type_name, meta["text_index"], meta["vector_index"], list(opts))
-        params = {"q": lucene_escape(text), "v": vec.tolist(), "depth": int(depth),
+        params = {"q": lucene_escape(self.index.clip(text)), "v": vec.tolist(), "depth": int(depth),
                   **{f"opt_{name}": value for name, value in opts.items()}}
         rows = self.index.client.query(sql, params)
         return [(r["doc_id"], float(r["score"])) for r in rows]
 
     def search(self, queries: Queries, depth: int) -> Run:
         vectors = queries.vectors(self.encoder)
-        return Run({q: self.search_one(t, vectors[i], depth) for i, (q, t) in enumerate(zip(queries.ids, queries.texts))},
-                   name=self.name)
+        out = {}
+        for i, (q, t) in enumerate(zip(queries.ids, queries.texts)):
+            with asking(q):  # a clipped question or a failed search names the question
+                out[q] = self.search_one(t, vectors[i], depth)
+        return Run(out, name=self.name)
 
     def provenance(self) -> dict:
         return {"name": self.name, "kind": "native fusion (ArcadeDB vector.fuse)", "fusion": self.fusion,
