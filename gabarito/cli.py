@@ -159,7 +159,7 @@ def _add_commands(sub) -> None:
     p = sub.add_parser("report", help="fetch data, rerun stale studies, build the site")
     p.add_argument("--force", action="store_true", help="rerun every study")
     p.add_argument("--arcadedb-url", help="an external ArcadeDB server for the studies")
-    p.add_argument("--allow-dirty", action="store_true",
+    p.add_argument("--allow-dirty", action="store_true", default=None,
                    help="publish results computed on a work tree with uncommitted changes (the pages say so)")
     p = sub.add_parser("fetch", help="fetch and verify datasets")
     p.add_argument("names", nargs="*", help="datasets (default: every one in data/datasets.json)")
@@ -172,7 +172,7 @@ def _add_commands(sub) -> None:
     p.add_argument("--renderer", default="auto", choices=["auto", "smalldocs", "quarto"])
     p.add_argument("--out", default="_site", help="output folder, relative to the project (default _site)")
     p.add_argument("--no-execute", action="store_true", help="run no notebook: reuse the cached outputs")
-    p.add_argument("--allow-dirty", action="store_true",
+    p.add_argument("--allow-dirty", action="store_true", default=None,
                    help="publish results computed on a work tree with uncommitted changes (the pages say so)")
 
 

@@ -47,6 +47,8 @@ def _read_json(path: Path) -> dict:
         raise GabaritoError(f"cannot read the run ({exc.strerror or exc})", path=path) from None
     except json.JSONDecodeError as exc:
         raise GabaritoError(f"invalid JSON at line {exc.lineno}: {exc.msg}", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise GabaritoError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     except RecursionError:
         raise GabaritoError(TOO_DEEP, path=path) from None
     return _checked(record, path)
@@ -158,6 +160,21 @@ def _test(a: list[float], b: list[float], seed: int) -> dict:
             "p_randomization": row["p_randomization"], "ci95_diff": [row["ci_low"], row["ci_high"]]}
 
 
+def check_consistent(record: dict) -> None:
+    """Refuse a run record whose per-question rows no longer give the summary the run wrote
+    (top-1 accuracy and MRR recomputed from the returned documents): a record edited after its
+    run would otherwise be compared as if it were measured."""
+    k, summary = int(record["config"]["k"]), record.get("summary") or {}
+    for name, key in (("hit@1", "top1"), (f"RR@{k}", "mrr")):
+        recorded = (summary.get(key) or {}).get("value") if isinstance(summary.get(key), dict) else None
+        if recorded is None:
+            continue
+        now = metrics.mean(measure_values(record, name))
+        if abs(now - float(recorded)) > 1e-9:
+            raise GabaritoError(f"run {record['run_id']}: its per-question rows give {name} {now:.4f}, but the run "
+                                f"recorded {float(recorded):.4f}; the record was changed after the run")
+
+
 def _run_row(record: dict, measure: str) -> dict:
     """One line of the side-by-side table, recomputed from the per-query rows."""
     cfg, k = record["config"], int(record["config"]["k"])
@@ -167,6 +184,7 @@ def _run_row(record: dict, measure: str) -> dict:
             return None
         return metrics.mean(measure_values(record, name))
 
+    check_consistent(record)
     values = measure_values(record, measure)
     return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),
             "settings": _settings(record), "n_answerable": len(values),

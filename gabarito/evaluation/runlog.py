@@ -31,6 +31,17 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+#: A spreadsheet reads a cell starting with one of these as a formula (CSV injection).
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text_cell(value: object) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula gets a leading ``'``
+    (OWASP's advice for CSV injection); numbers are written by :func:`_cell` and never start so."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
 def results_csv(record: dict) -> str:
     """The spreadsheet: one row per query, columns :data:`CSV_COLUMNS`. ``returned`` is the
     top-k as ``id (0.833); id (0.412); ...`` (3 significant digits), ``expected`` joins the
@@ -41,10 +52,11 @@ def results_csv(record: dict) -> str:
     for r in record["per_query"]:
         returned = "; ".join(f"{x['id']} ({x['score']:.3g})" for x in r["returned"])
         top = r["top_score"]
-        writer.writerow([r["id"], r["query"], r["type"], r["severity"], _cell(r["answerable"]),
-                         "; ".join(r["expected"]), returned, _cell(r["hit@1"]), _cell(r["hit@3"]),
-                         _cell(r["hit@5"]), _cell(r["rr"]), r["false_positive"],
-                         "" if top is None else f"{top:.4g}", r["top_segment"]])
+        writer.writerow([_text_cell(r["id"]), _text_cell(r["query"]), _text_cell(r["type"]),
+                         _text_cell(r["severity"]), _cell(r["answerable"]), _text_cell("; ".join(r["expected"])),
+                         _text_cell(returned), _cell(r["hit@1"]), _cell(r["hit@3"]), _cell(r["hit@5"]),
+                         _cell(r["rr"]), _text_cell(r["false_positive"]), "" if top is None else f"{top:.4g}",
+                         _text_cell(r["top_segment"])])
     return buf.getvalue()
 
 

@@ -25,6 +25,7 @@ its id), and nothing is returned. The public import path is
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -163,6 +164,7 @@ def _read_qrels(path: Path) -> tuple[dict[str, dict[str, int]], dict[tuple[str, 
     and the line number of each ``(query id, document id)`` row."""
     out: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
+    scores: dict[tuple[str, str], float] = {}
     for lineno, line in enumerate(_read_text(path, "qrels file").split("\n"), start=1):
         if not line.strip():
             continue
@@ -185,7 +187,13 @@ def _read_qrels(path: Path) -> tuple[dict[str, dict[str, int]], dict[tuple[str, 
                 score = float(score_text)
             except ValueError:
                 raise GabaritoError(f"score {score_text!r} is not a number", path=path, record=label) from None
+            if not math.isfinite(score):
+                raise GabaritoError(f"score {score_text!r} is not a finite number", path=path, record=label)
+        if (qid, did) in lines and scores[(qid, did)] != score:
+            raise GabaritoError(f"judged twice with different scores ({scores[(qid, did)]:g} at line "
+                                f"{lines[(qid, did)]}, {score:g} here)", path=path, record=label)
         lines.setdefault((qid, did), lineno)
+        scores[(qid, did)] = score
         if score > 0:
             rel = out.setdefault(qid, {})
             rel[did] = max(score, rel.get(did, score))

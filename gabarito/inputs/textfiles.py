@@ -13,8 +13,11 @@ from gabarito.errors import GabaritoError
 
 
 def _read_text(path: Path, what: str) -> str:
-    """The file as text: strict UTF-8 (the error gives the byte offset), BOM removed."""
+    """The file as text: strict UTF-8 (the error gives the byte offset), BOM removed. Only a
+    regular file is read (a device such as /dev/zero, or a pipe, could be read without end)."""
     try:
+        if path.exists() and not path.is_file() and not path.is_dir():
+            raise GabaritoError(f"{what} is not a regular file (a device or a pipe)", path=path)
         data = path.read_bytes()
     except FileNotFoundError:
         raise GabaritoError(f"{what} not found", path=path) from None

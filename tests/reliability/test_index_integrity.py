@@ -297,3 +297,21 @@ def test_the_client_timeout_bounds_the_whole_answer_not_each_read():
     finally:
         server.shutdown()
         server.server_close()
+
+
+@integration
+def test_a_damaged_database_that_stops_the_server_is_named_with_the_folder_to_delete(tmp_path, clean):
+    """Before: a garbled dictionary file stopped the embedded server from starting, and every run
+    on that --db-dir ended with a 1,069-character Java stack trace naming nothing to delete."""
+    import random
+
+    db, log = tmp_path / "db", tmp_path / "log.jsonl"
+    (dictionary,) = damaged_copy(clean[0], db, "dictionary.*.dict", "empty")
+    dictionary.write_bytes(random.Random(20261204).randbytes(65536))
+    done = evaluate(db, log)
+    assert assert_rebuilt_or_stopped(done, log, clean[1]) == "stopped"
+    (line,) = [x for x in done.stderr.splitlines() if "error" in x]
+    assert f"delete the folder {dictionary.parent}" in line and len(line) < 700
+    shutil.rmtree(dictionary.parent)  # what the line says to do: the next run rebuilds
+    done = evaluate(db, log)
+    assert assert_rebuilt_or_stopped(done, log, clean[1]) == "rebuilt"

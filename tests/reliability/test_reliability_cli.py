@@ -99,6 +99,19 @@ def test_cli_an_unknown_model_is_one_line_before_any_work(project, option):
     assert not (project / "runs").exists()  # nothing written: refused before any work
 
 
+@pytest.mark.parametrize("option", [["--method", "dense", "--model", "/no/such/folder"],
+                                    ["--reranker", "maxsim:/no/such/folder"],
+                                    ["--reranker", "trained:cranfield"],
+                                    ["--method", "dense", "--model", "not a model id"]],
+                         ids=["missing folder", "maxsim folder", "trained", "invalid id"])
+def test_cli_a_model_that_is_no_folder_and_no_id_is_one_line(project, option):
+    """Before (the round's own attack): a missing folder or ``trained:NAME`` gave an
+    ``HFValidationError`` traceback, exit 1."""
+    proc = evaluate(project, *option)
+    assert_one_line_error(proc, repr(option[-1].partition("maxsim:")[2] or option[-1]))
+    assert not (project / "runs").exists()
+
+
 @pytest.mark.parametrize("where", ["folder", "under a file"])
 def test_cli_a_bad_log_path_is_refused_before_any_work(project, where):
     """Before: `--log <a folder>` failed with IsADirectoryError after the whole run."""

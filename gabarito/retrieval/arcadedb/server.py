@@ -13,6 +13,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -45,6 +46,32 @@ def _tail(path: Path, lines: int = 15) -> str:
     except OSError:
         return "(no log)"
     return " | ".join(line.strip() for line in text.splitlines()[-lines:] if line.strip())
+
+
+_START_MARK = "=== gabarito: starting ArcadeDB"
+_DATABASE_NAMED = re.compile(r"database '([^'/]+)'|PageId\(([^/()]+)/")
+_CAUSE = re.compile(r"^(?:Caused by: |Exception in thread \S+ )?([\w.$]+(?:Exception|Error)): (.+)$")
+
+
+def start_failure(log_path: Path, databases: Path) -> str:
+    """What stopped a server while it started, in one sentence that says what to do: the
+    innermost exception of its last start in the log, and the database it was opening (a damaged
+    database stops the whole server, so the folder to delete is named)."""
+    try:
+        text = log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return f"no log at {log_path}"
+    text = text[text.rfind(_START_MARK):] if _START_MARK in text else text
+    causes = [m.group(2).strip() for m in map(_CAUSE.match, (ln.strip() for ln in text.splitlines())) if m]
+    named = [a or b for a, b in _DATABASE_NAMED.findall(text)]
+    name = next((n for n in reversed(named) if (databases / n).is_dir()), None)
+    why = causes[-1][:200] if causes else _tail(log_path, 3)
+    if name is not None:
+        todo = (f"the database {name!r} looks damaged: delete the folder {databases / name} and run again "
+                f"(gabarito rebuilds its eval_* databases)")
+    else:
+        todo = f"a damaged database under {databases} can cause this: delete its folder and run again"
+    return f"{why}; {todo} (log: {log_path})"
 
 
 def package_dir(package: str | Path | None = None) -> Path:
@@ -219,8 +246,8 @@ class ArcadeServer:
         while True:
             code = self.process.poll()
             if code is not None:
-                raise GabaritoError(f"ArcadeDB server at {self.url} exited with code {code} while starting; "
-                                    f"log {self.log_path}: {_tail(self.log_path)}")
+                raise GabaritoError(f"ArcadeDB server at {self.url} exited with code {code} while starting: "
+                                    f"{start_failure(self.log_path, self.root_dir / 'databases')}")
             if self._ready():
                 return
             if time.monotonic() > deadline:

@@ -156,6 +156,10 @@ def check_model_id(model_id: str, *, timeout: float = 10.0) -> ModelSource:
     source = resolve(model_id)
     if source.origin != "hub":
         return source
+    known = ", ".join(sorted(PACKAGED))
+    if model_id.startswith(("/", "./", "../", "~")) or model_id.count("/") > 1 or ":" in model_id:
+        raise GabaritoError(f"model {model_id!r} is not a folder here, not packaged ({known}) and not a "
+                            f"Hugging Face model id (owner/name)")
     try:
         from huggingface_hub import try_to_load_from_cache
 
@@ -167,7 +171,9 @@ def check_model_id(model_id: str, *, timeout: float = 10.0) -> ModelSource:
     except ImportError:
         raise GabaritoError(f"model {model_id!r} is not a folder or a packaged copy, and huggingface_hub "
                             f"is not installed to fetch it") from None
-    known = ", ".join(sorted(PACKAGED))
+    except Exception as exc:  # noqa: BLE001 - an id the hub's own checks refuse (HFValidationError, ...)
+        raise GabaritoError(f"model {model_id!r} is not a folder here, not packaged ({known}) and not a valid "
+                            f"Hugging Face model id ({' '.join(str(exc).split())[:120]})") from None
     try:
         model_info(model_id, timeout=timeout)
     except RepositoryNotFoundError:
