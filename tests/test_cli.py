@@ -57,3 +57,16 @@ def test_report_runs_stale_studies_and_their_variants_in_order(tmp_path, monkeyp
     monkeypatch.setattr(cli, "_build_site", lambda args: None)
     assert cli.main(["report"]) == 0
     assert ran == [("zeta", "run.py"), ("zeta/train", "train.py"), ("alpha", "run.py")]
+
+
+def test_site_and_report_leave_allow_dirty_to_the_environment_unless_told(monkeypatch):
+    """Before: --allow-dirty defaulted to False, so GABARITO_ALLOW_DIRTY=1 (which the build's own
+    error recommends) never reached the build."""
+    from gabarito import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "_build_site", lambda args: seen.append(args.allow_dirty))
+    monkeypatch.setattr(cli, "all_studies", lambda: {})
+    assert cli.main(["site"]) == 0 and cli.main(["site", "--allow-dirty"]) == 0
+    assert cli.main(["report"]) == 0
+    assert seen == [None, True, None]
