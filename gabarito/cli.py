@@ -13,17 +13,29 @@ Errors are one line on stderr and exit status 2; Ctrl-C is one line and status 1
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import runpy
+import signal
 import sys
-from pathlib import Path
 
-from gabarito.errors import INTERRUPTED, GabaritoError
-from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest
-from gabarito.paths import ROOT
-from gabarito.study.spec import StudySpec, all_studies, find_study, in_order
+
+def _interrupted_while_starting(_signum, _frame) -> None:  # pragma: no cover - timing dependent
+    """Ctrl-C before :func:`main` runs (while the modules below load): one line, exit 130."""
+    sys.stderr.write("gabarito: interrupted\n")
+    os._exit(130)
+
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import runpy  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from gabarito.errors import INTERRUPTED, GabaritoError  # noqa: E402
+from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest  # noqa: E402
+from gabarito.paths import ROOT  # noqa: E402
+from gabarito.study.spec import StudySpec, all_studies, find_study, in_order  # noqa: E402
 
 
 def run_study(spec: StudySpec, extra: list[str]) -> None:
@@ -249,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.mirror:
         os.environ[MIRROR_ENV] = str(args.mirror)
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on, KeyboardInterrupt
     try:
         return dispatch(args)
     except GabaritoError as exc:

@@ -89,3 +89,29 @@ def test_cli_results_csv_cells_that_look_like_formulas_are_text(project):
     assert not any(cell.startswith(("=", "+", "@")) for cell in cells)
     record = json.loads((project / "runs" / run_id / "run.json").read_text(encoding="utf-8"))
     assert record["per_query"][0]["id"] == "=HYPERLINK(\"http://x\")"  # the record keeps the text as given
+
+
+def test_cli_ctrl_c_while_gabarito_starts_is_one_line_and_130(project):
+    """Before: Ctrl-C in the first ~0.4 s (while the modules load and the options are read) was a
+    15-26 line KeyboardInterrupt traceback. Sent at several moments of the start; a run that had
+    already finished (exit 0), or a signal that landed before any gabarito code ran (Python's own
+    start-up, which no program can catch), says nothing to check."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    checked = 0
+    for delay in (0.15, 0.25, 0.35, 0.45, 0.6, 0.8):
+        proc = subprocess.Popen([sys.executable, "-m", "gabarito.cli", "evaluate", "--documents", "docs",
+                                 "--evaluation", "evaluation.json", "--method", "bm25", "--log", "runs/log.jsonl"],
+                                cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        if proc.returncode == 0 or ("Traceback" in err and "gabarito" not in err):
+            continue
+        checked += 1
+        assert proc.returncode == 130 and "Traceback" not in err, (delay, proc.returncode, err[-1500:])
+        assert err.strip().splitlines() == ["gabarito: interrupted"], (delay, err)
+    assert checked >= 1
