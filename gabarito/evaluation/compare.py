@@ -126,6 +126,27 @@ def config_differences(a: dict, b: dict) -> list[str]:
     return [v for v in differ if DETAILS.get(v) not in differ]
 
 
+def _leaves(value: object, path: str = "") -> dict[str, object]:
+    """``{dotted path: value}`` of the scalars of a JSON value (list items by position)."""
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in _leaves(item, f"{path}.{key}" if path else str(key)).items()}
+    if isinstance(value, list):
+        return {k: v for i, item in enumerate(value) for k, v in _leaves(item, f"{path}[{i}]").items()}
+    return {path: value}
+
+
+def setting_details(a: dict, b: dict, limit: int = 3) -> list[str]:
+    """What differs in the models' recorded settings (pooling, normalisation, maximum length,
+    prompts), as ``path: a -> b``, at most ``limit`` of them; empty when either run did not record
+    them."""
+    sa, sb = (a.get("model") or {}).get("settings"), (b.get("model") or {}).get("settings")
+    if not isinstance(sa, dict) or not isinstance(sb, dict):
+        return []
+    la, lb = _leaves(sa), _leaves(sb)
+    keys = [k for k in (*la, *(k for k in lb if k not in la)) if la.get(k) != lb.get(k)]
+    return [f"{k}: {la.get(k)!r} -> {lb.get(k)!r}" for k in keys[:limit]]
+
+
 def _parse_measure(measure: str) -> tuple[str, int, str]:
     m = _MEASURE.match(measure.strip()) if isinstance(measure, str) else None
     if not m:
@@ -242,8 +263,9 @@ def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int =
                     "top_b": rb["returned"][0]["id"] if rb["returned"] else "",
                     f"{name}_a": base_values[name][q], f"{name}_b": values[name][q],
                 })
-        pairs.append({"a": base["run_id"], "b": other["run_id"], "changed": changed, "n": len(qids),
-                      "tests": tests, "flipped": flipped})
+        details = setting_details(base, other) if "model_settings" in changed else []
+        pairs.append({"a": base["run_id"], "b": other["run_id"], "changed": changed, "model_settings": details,
+                      "n": len(qids), "tests": tests, "flipped": flipped})
     return {"measure": name, "baseline": base["run_id"], "runs": [_run_row(r, name) for r in records],
             "warnings": warnings, "pairs": pairs}
 
@@ -279,6 +301,7 @@ def format_comparison(result: dict) -> str:
     for j, pair in enumerate(result["pairs"], start=2):
         lines += ["", (f"#{j} vs #1 ({pair['b']} vs {pair['a']}), {pair['n']} answerable queries; "
                        f"changed: {', '.join(pair['changed']) or 'nothing'}")]
+        lines += [f"  model setting {d}" for d in pair.get("model_settings", [])]
         for m, t in pair["tests"].items():
             lines.append(f"  {m:<7} {t['mean_a']:.3f} -> {t['mean_b']:.3f} ({t['mean_diff']:+.3f}); "
                          f"better on {t['wins']}, worse on {t['losses']}, tied on {t['ties']}; "

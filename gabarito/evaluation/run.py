@@ -38,7 +38,7 @@ from gabarito.inputs.documents import corpus_sha256, evaluation_sha256
 from gabarito.inputs.segment import describe, segment
 from gabarito.retrieval.fusion_functions import parse_fusion
 from gabarito.retrieval.models import load_encoder
-from gabarito.retrieval.models.fingerprint import model_fingerprint
+from gabarito.retrieval.models.fingerprint import fingerprint_parts, model_fingerprint
 from gabarito.retrieval.pipeline import RRF, Pipeline, SecondReading
 from gabarito.retrieval.protocol import Queries
 from gabarito.study.records import git_state, machine
@@ -146,6 +146,7 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         asked.vectors_by_model[encoder.model_id] = query_vectors
         model_prov = dict(encoder.provenance())
         model_prov["fingerprint"] = model_fingerprint(encoder)  # weights + every setting that changes a vector
+        model_prov["settings"] = fingerprint_parts(encoder)["settings"]  # what compare names when it differs
 
     reader = _reader(cfg, reranker)
     t0 = time.perf_counter()

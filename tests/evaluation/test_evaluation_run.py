@@ -21,7 +21,7 @@ from gabarito import evaluation as ev
 from gabarito.evaluation import run as evrun
 from gabarito.evaluation import runlog
 from gabarito.cli import main
-from gabarito.evaluation.compare import compare_runs, config_differences, load_runs, measure_values
+from gabarito.evaluation.compare import compare_runs, config_differences, load_runs, measure_values, setting_details
 from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.errors import GabaritoError
 from gabarito.evaluation import CSV_COLUMNS, EvalConfig, run_evaluation, write_run
@@ -360,6 +360,10 @@ def test_compare_names_a_model_setting_changed_under_the_same_weights(corpus, ca
     other = json.loads(json.dumps(base))
     other["model"]["fingerprint"] = "f" * 64
     assert config_differences(base, other) == ["model_settings"]
+    other["model"]["settings"] = {"modules": [{"type": "Pooling", "settings": {"pooling_mode_cls_token": True}}]}
+    base = {**base, "model": {**base["model"], "settings": {
+        "modules": [{"type": "Pooling", "settings": {"pooling_mode_cls_token": False}}]}}}
+    assert setting_details(base, other) == ["modules[0].settings.pooling_mode_cls_token: False -> True"]
     # another model id implies other weights and another fingerprint: only "model" is named
     other["config"]["model"] = "another/model"
     other["model"]["weights_sha256"] = "e" * 64
