@@ -183,6 +183,8 @@ def _load_markdown_folder(folder: Path, warn: Callable[[str], None]) -> list[Doc
     for i, f in enumerate(files, start=1):
         did = f.relative_to(folder).with_suffix("").as_posix()
         text = _read_text(f, "Markdown file").replace("\r\n", "\n").replace("\r", "\n")
+        if "\x00" in text:
+            raise GabaritoError("holds NUL bytes: not a text file", path=f, record=_label(i, did))
         if not text.strip():
             raise GabaritoError("document text is empty", path=f, record=_label(i, did))
         docs.append((str(i), Document(did, text, markdown_title(text))))

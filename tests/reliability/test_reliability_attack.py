@@ -115,3 +115,34 @@ def test_cli_ctrl_c_while_gabarito_starts_is_one_line_and_130(project):
         assert proc.returncode == 130 and "Traceback" not in err, (delay, proc.returncode, err[-1500:])
         assert err.strip().splitlines() == ["gabarito: interrupted"], (delay, err)
     assert checked >= 1
+
+
+def test_cli_a_markdown_file_of_nul_bytes_is_refused_like_an_empty_one(project):
+    """Before: a .md of three NUL bytes was indexed as a document, silently."""
+    (project / "docs" / "blank.md").write_bytes(b"\x00\x00\x00")
+    proc = evaluate(project)
+    assert_one_line_error(proc, "blank.md", "NUL bytes")
+
+
+def test_the_start_failure_names_the_damaged_database_from_the_log_or_its_files(tmp_path):
+    """A database that stops the server is named with its folder: from the log when the server
+    names it, else the one whose configuration no longer parses (the attack's D10 and D23)."""
+    from gabarito.retrieval.arcadedb.server import start_failure
+
+    databases = tmp_path / "databases"
+    for name in ("eval_aaa", "eval_bbb"):
+        (databases / name).mkdir(parents=True)
+        (databases / name / "configuration.json").write_text("{}", encoding="utf-8")
+    log = tmp_path / "server.log"
+    log.write_text("old run\n=== gabarito: starting ArcadeDB on x ===\n"
+                   "WARNI Page PageId(eval_bbb/0/0) has invalid content size\n"
+                   "Caused by: com.arcadedb.exception.SerializationException: Invalid byte array length -38\n"
+                   "\tat com.arcadedb.Binary.read(Binary.java:650)\n", encoding="utf-8")
+    said = start_failure(log, databases)
+    assert said.startswith("Invalid byte array length -38; the database 'eval_bbb' looks damaged")
+    assert f"delete the folder {databases / 'eval_bbb'}" in said
+    log.write_text("=== gabarito: starting ArcadeDB on x ===\nException in thread main "
+                   "com.google.gson.JsonSyntaxException: End of input at line 2\n", encoding="utf-8")
+    (databases / "eval_aaa" / "configuration.json").write_text('{"x":', encoding="utf-8")
+    said = start_failure(log, databases)
+    assert "End of input at line 2" in said and f"delete the folder {databases / 'eval_aaa'}" in said

@@ -53,6 +53,18 @@ _DATABASE_NAMED = re.compile(r"database '([^'/]+)'|PageId\(([^/()]+)/")
 _CAUSE = re.compile(r"^(?:Caused by: |Exception in thread \S+ )?([\w.$]+(?:Exception|Error)): (.+)$")
 
 
+def _unreadable_config(databases: Path) -> str | None:
+    """The first database whose JSON configuration or schema file no longer parses."""
+    for folder in sorted(p for p in databases.glob("*") if p.is_dir()):
+        for name in ("configuration.json", "schema.json"):
+            try:
+                if (folder / name).is_file():
+                    json.loads((folder / name).read_text(encoding="utf-8"))
+            except (ValueError, OSError, RecursionError):
+                return folder.name
+    return None
+
+
 def start_failure(log_path: Path, databases: Path) -> str:
     """What stopped a server while it started, in one sentence that says what to do: the
     innermost exception of its last start in the log, and the database it was opening (a damaged
@@ -64,7 +76,7 @@ def start_failure(log_path: Path, databases: Path) -> str:
     text = text[text.rfind(_START_MARK):] if _START_MARK in text else text
     causes = [m.group(2).strip() for m in map(_CAUSE.match, (ln.strip() for ln in text.splitlines())) if m]
     named = [a or b for a, b in _DATABASE_NAMED.findall(text)]
-    name = next((n for n in reversed(named) if (databases / n).is_dir()), None)
+    name = next((n for n in reversed(named) if (databases / n).is_dir()), None) or _unreadable_config(databases)
     why = causes[-1][:200] if causes else _tail(log_path, 3)
     if name is not None:
         todo = (f"the database {name!r} looks damaged: delete the folder {databases / name} and run again "
