@@ -84,6 +84,9 @@ class EvalConfig:
         if self.engine not in ENGINES:
             raise GabaritoError(f"unknown engine {self.engine!r}; valid: {', '.join(ENGINES)}")
         spec = describe(self.segmentation)["spec"]  # raises on a bad spec
+        if any(ord(c) < 32 or ord(c) == 127 for c in str(self.label or "")):
+            raise GabaritoError("--label holds a control character (an escape sequence would reach the "
+                                "terminal); use plain text")
         for name in ("k", "chunk_depth", "rrf_k", "rerank_n"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):

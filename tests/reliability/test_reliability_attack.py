@@ -146,3 +146,10 @@ def test_the_start_failure_names_the_damaged_database_from_the_log_or_its_files(
     (databases / "eval_aaa" / "configuration.json").write_text('{"x":', encoding="utf-8")
     said = start_failure(log, databases)
     assert "End of input at line 2" in said and f"delete the folder {databases / 'eval_aaa'}" in said
+
+
+def test_cli_a_label_with_an_escape_sequence_is_refused(project):
+    """Before: an ANSI escape in --label was printed raw to the terminal."""
+    proc = evaluate(project, "--label", "run \x1b[2J\x1b[31mred")
+    assert_one_line_error(proc, "--label holds a control character")
+    assert "\x1b" not in proc.stderr
