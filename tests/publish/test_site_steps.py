@@ -147,3 +147,27 @@ def test_staging_copies_never_links(tmp_path):
     staged.write_text("x\n/.quarto/\n", encoding="utf-8")  # what Quarto does to its project
     assert (root / ".gitignore").read_text(encoding="utf-8") == "x\n"
     assert not (stage / "case-studies").exists()  # data reaches the site as downloads only
+
+
+@pytest.mark.integration
+def test_executing_a_notebook_leaves_no_kernel_running(tmp_path):
+    """Before: the kernel manager was handed to nbclient, which then does not stop its kernel:
+    every page of every build left an ipykernel process until the build's process ended."""
+    import os
+    import subprocess
+
+    import nbformat
+
+    from gabarito.publish.site.execute import execute_notebook
+
+    (tmp_path / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print(1)")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src = tmp_path / "notebooks" / "a.ipynb"
+    nbformat.write(nb, str(src))
+    executed = execute_notebook(src, tmp_path)
+    assert executed.cells[0].outputs[0]["text"].strip() == "1"
+    children = subprocess.run(["ps", "--ppid", str(os.getpid()), "-o", "cmd="], capture_output=True,
+                              text=True).stdout
+    assert "ipykernel" not in children, children

@@ -111,10 +111,23 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
     except (CellTimeoutError, DeadKernelError) as exc:
         raise GabaritoError(f"{type(exc).__name__}: {exc}", path=src) from None
     finally:
+        _shutdown(km, loop)  # the client does not own ``km``: its kernel is ours to stop
         _close(loop)
         if log:
             stderr.close()
     return nb
+
+
+def _shutdown(km, loop: asyncio.AbstractEventLoop) -> None:
+    """Stop the notebook's kernel (a kernel left running is a process per page per build)."""
+    with contextlib.suppress(BaseException):
+        if km.has_kernel:
+            loop.run_until_complete(km.shutdown_kernel(now=True))
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is not None and process.poll() is None:
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait(timeout=10)
 
 
 class _SignalLoop(asyncio.SelectorEventLoop):
