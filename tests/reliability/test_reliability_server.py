@@ -257,7 +257,7 @@ def test_a_pooling_change_with_the_same_weights_is_a_cache_miss_and_a_new_index(
                                "--log", str(log)], env=env, capture_output=True, text=True, timeout=300)
     assert compared.returncode == 0, compared.stderr
     assert "changed: model_settings" in compared.stdout and "changed: nothing" not in compared.stdout
-    assert "pooling_mode_cls_token: False -> True" in compared.stdout, compared.stdout  # which setting
+    assert "pooling_mode: 'mean' -> 'cls'" in compared.stdout, compared.stdout  # which setting
 
 
 # -- hostile query text on every engine -------------------------------------------------------------
