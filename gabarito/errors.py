@@ -23,6 +23,13 @@ class GabaritoError(Exception):
         self.record = record
 
 
+def stderr_line(text: str) -> None:
+    """Print one notice line on stderr, at once (the default ``notice`` of the index code)."""
+    import sys
+
+    print(text, file=sys.stderr, flush=True)
+
+
 def run_main(main, argv=None) -> "NoReturn":  # noqa: F821 - annotation only
     """Run a script's ``main``; a :class:`GabaritoError` becomes one line on stderr and exit 2,
     Ctrl-C (SIGINT) one line and exit 130."""

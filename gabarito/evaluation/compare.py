@@ -181,19 +181,19 @@ def _test(a: list[float], b: list[float], seed: int) -> dict:
             "p_randomization": row["p_randomization"], "ci95_diff": [row["ci_low"], row["ci_high"]]}
 
 
-def check_consistent(record: dict) -> None:
-    """Refuse a run record whose per-question rows no longer give the summary the run wrote
-    (top-1 accuracy and MRR recomputed from the returned documents): a record edited after its
-    run would otherwise be compared as if it were measured."""
-    k, summary = int(record["config"]["k"]), record.get("summary") or {}
-    for name, key in (("hit@1", "top1"), (f"RR@{k}", "mrr")):
-        recorded = (summary.get(key) or {}).get("value") if isinstance(summary.get(key), dict) else None
-        if recorded is None:
+def check_consistent(record: dict, means: dict[str, float | None]) -> None:
+    """Refuse a run record whose per-question rows no longer give the summary the run wrote:
+    ``means`` holds ``top1`` and ``mrr`` recomputed from the returned documents. A record edited
+    after its run would otherwise be compared as if it were measured."""
+    summary = record.get("summary") or {}
+    for key in ("top1", "mrr"):
+        entry = summary.get(key)
+        recorded = entry.get("value") if isinstance(entry, dict) else None
+        if recorded is None or means.get(key) is None:
             continue
-        now = metrics.mean(measure_values(record, name))
-        if abs(now - float(recorded)) > 1e-9:
-            raise GabaritoError(f"run {record['run_id']}: its per-question rows give {name} {now:.4f}, but the run "
-                                f"recorded {float(recorded):.4f}; the record was changed after the run")
+        if abs(means[key] - float(recorded)) > 1e-9:
+            raise GabaritoError(f"run {record['run_id']}: its per-question rows give {key} {means[key]:.4f}, but "
+                                f"the run recorded {float(recorded):.4f}; the record was changed after the run")
 
 
 def _run_row(record: dict, measure: str) -> dict:
@@ -205,11 +205,11 @@ def _run_row(record: dict, measure: str) -> dict:
             return None
         return metrics.mean(measure_values(record, name))
 
-    check_consistent(record)
+    means = {"top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}")}
+    check_consistent(record, means)
     values = measure_values(record, measure)
     return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),
-            "settings": _settings(record), "n_answerable": len(values),
-            "top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}"),
+            "settings": _settings(record), "n_answerable": len(values), **means,
             "measure": metrics.mean(values)}
 
 

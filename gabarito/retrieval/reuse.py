@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from gabarito.errors import GabaritoError
+from gabarito.errors import GabaritoError, stderr_line
 from gabarito.hashing import sha256_text
 from gabarito.retrieval.arcadedb.client import ServerError
 
@@ -42,10 +41,6 @@ def fingerprint(parts: Mapping[str, Any]) -> str:
     canonical = json.dumps({"layout": INDEX_LAYOUT, **parts}, sort_keys=True, ensure_ascii=False,
                            separators=(",", ":"), default=str)
     return sha256_text(canonical)
-
-
-def _stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
 
 
 def sample_positions(n: int, size: int = SAMPLE) -> list[int]:
@@ -115,7 +110,7 @@ def open_or_build(index, parts: Mapping[str, Any], *, fields: Sequence[str], row
     fingerprint and ``parts`` themselves, so a reader of the database can see what it holds.
     ``notice`` (stderr by default) gets the one line saying why a stored index is rebuilt;
     ``folder`` is the database's folder, named when the damaged index cannot even be dropped."""
-    notice = notice or _stderr
+    notice = notice or stderr_line
     key = fingerprint(parts)
     fields, vectors = list(fields), np.asarray(vectors, dtype=np.float32)
     found = True

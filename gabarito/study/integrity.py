@@ -60,16 +60,15 @@ def read_manifest(manifest: str | Path) -> dict[str, dict]:
     return files
 
 
-def record(results_path: str | Path, *, when: str | None = None) -> str:
-    """Record the sha256 of ``results_path`` (just written) in its folder's manifest; return it."""
-    from gabarito.study.records import now_iso
-
+def record(results_path: str | Path, *, when: str) -> str:
+    """Record the sha256 of ``results_path`` (just written at ``when``) in its folder's manifest;
+    return it."""
     results_path = Path(results_path)
     manifest = manifest_path(results_path)
     digest = sha256_file(results_path)
     with _locked(manifest):
         files = read_manifest(manifest)
-        files[results_path.name] = {"sha256": digest, "recorded": when or now_iso()}
+        files[results_path.name] = {"sha256": digest, "recorded": when}
         atomic_write_json(manifest, {"schema": SCHEMA, "files": dict(sorted(files.items()))})
     return digest
 

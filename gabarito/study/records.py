@@ -15,6 +15,9 @@ from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, atomic_write_text, file_mode, sha256_file  # noqa: F401 (file_mode re-exported)
 
 from gabarito.paths import ROOT  # noqa: E402
+from gabarito.study.integrity import record as record_written  # noqa: E402
+from gabarito.study.integrity import state as written_state  # noqa: E402
+from gabarito.study.integrity import verify as verify_written  # noqa: E402
 
 
 def git_state(cwd: str | Path = ROOT) -> dict:
@@ -78,20 +81,16 @@ def write_results(path: str | Path, results: Mapping) -> Path:
 def write_measurement(path: str | Path, data: Mapping) -> Path:
     """Write a results file a page reads (a study's results, a benchmark's JSON) atomically and
     record its sha256 in the folder's manifest, so that a later edit is refused."""
-    from gabarito.study.integrity import record
-
     written = atomic_write_json(path, data)
-    record(written)
+    record_written(written, when=now_iso())
     return written
 
 
 def check_results_gold(results_path: str | Path) -> dict[str, str]:
     """Refuse results changed after their run (:func:`gabarito.study.integrity.verify`) and
     results whose recorded gold hashes differ from the gold files beside them."""
-    from gabarito.study.integrity import verify
-
     results_path = Path(results_path)
-    verify(results_path)
+    verify_written(results_path)
     try:
         results = json.loads(results_path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -171,9 +170,7 @@ def stale_reason(results_path: str | Path, *, gold_sha256: Mapping[str, str],
     results_path = Path(results_path)
     if not results_path.exists():
         return "no results yet"
-    from gabarito.study.integrity import state
-
-    modified = state(results_path)
+    modified = written_state(results_path)
     if modified:
         return modified
     try:

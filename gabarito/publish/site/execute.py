@@ -123,6 +123,11 @@ def _shutdown(km, loop: asyncio.AbstractEventLoop) -> None:
     with contextlib.suppress(BaseException):
         if km.has_kernel:
             loop.run_until_complete(km.shutdown_kernel(now=True))
+    _kill(km)
+
+
+def _kill(km) -> None:
+    """Kill the kernel's process if it still runs, and reap it."""
     process = getattr(getattr(km, "provisioner", None), "process", None)
     if process is not None and process.poll() is None:
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
@@ -160,11 +165,7 @@ def _stopped(received: list[int], km) -> NoReturn:
     """Kill the notebook's kernel if it still runs (an interrupted build leaves no process),
     then stop as the signal asks: ``KeyboardInterrupt`` for SIGINT (one line and exit 130 in
     the CLI), a silent exit ``128 + n`` for another signal (SIGTERM: 143)."""
-    process = getattr(getattr(km, "provisioner", None), "process", None)
-    if process is not None and process.poll() is None:
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait(timeout=10)
+    _kill(km)
     other = [sig for sig in received if sig != signal.SIGINT]
     if other:
         raise SystemExit(128 + int(other[0]))

@@ -4,14 +4,13 @@ for BM25, an ``LSM_VECTOR`` index for cosine kNN), ingest, the two searches and 
 from __future__ import annotations
 
 import re
-import sys
 import time
 from typing import Any, Sequence
 
 import numpy as np
 from tqdm import tqdm
 
-from gabarito.errors import GabaritoError
+from gabarito.errors import GabaritoError, stderr_line
 from gabarito.retrieval.arcadedb.analyzers import analyzer_class, lucene_escape
 from gabarito.retrieval.arcadedb.client import ArcadeClient
 from gabarito.measure.runs import by_score
@@ -23,10 +22,6 @@ _RESERVED = {"doc_id", "embedding", "distance", "score", "record"}
 _WORD = re.compile(r"\w+")
 #: Lucene's limit on the clauses of one query (every word of a question is one, repeats too).
 MAX_CLAUSES = 1024
-
-
-def _stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
 
 
 def _identifier(name: str, what: str) -> str:
@@ -81,14 +76,12 @@ class ArcadeIndex:
         self.client = client
         self.type_name = _identifier(type_name, "type name")
         self.tie_margin = tie_margin
-        self.notice = notice or _stderr
+        self.notice = notice or stderr_line
         self.search_timeout = search_timeout
         self._info: dict[str, Any] | None = None
 
     def where(self) -> str:
         return f"ArcadeDB at {self.client.url}, database '{self.client.database}', type {self.type_name}"
-
-    _where = where
 
     # -- schema ---------------------------------------------------------------------------------
     def _type_exists(self, name: str) -> bool:
@@ -112,12 +105,12 @@ class ArcadeIndex:
         fields = [_identifier(f, "text field") for f in text_fields]
         clash = sorted(set(fields) & _RESERVED)
         if not fields or clash or len(set(fields)) != len(fields):
-            raise GabaritoError(f"{self._where()}: text fields {fields} must be distinct, non-empty "
+            raise GabaritoError(f"{self.where()}: text fields {fields} must be distinct, non-empty "
                                 f"and avoid {sorted(_RESERVED)}")
         if int(dim) < 1:
-            raise GabaritoError(f"{self._where()}: vector dimension must be positive, not {dim}")
+            raise GabaritoError(f"{self.where()}: vector dimension must be positive, not {dim}")
         if self.exists():
-            raise GabaritoError(f"{self._where()}: the type already exists; drop it or use another database")
+            raise GabaritoError(f"{self.where()}: the type already exists; drop it or use another database")
         names = {}
         try:
             for sql in schema_sql(self.type_name, fields, dim, analyzer):
@@ -161,7 +154,7 @@ class ArcadeIndex:
         ``analyzer`` is the Lucene class of the FULL_TEXT index, ``None`` for ArcadeDB's default
         (also for indexes created before the analyzer was recorded)."""
         if self._info is None and self.stored_info() is None:
-            raise GabaritoError(f"{self._where()}: no index metadata (its build was interrupted or the record is "
+            raise GabaritoError(f"{self.where()}: no index metadata (its build was interrupted or the record is "
                                 f"damaged); build it again (gabarito drops and rebuilds it) or drop the type")
         return self._info
 
@@ -170,13 +163,13 @@ class ArcadeIndex:
         self.client.command(f"UPDATE {INFO_TYPE} SET complete = :c WHERE type_name = :t",
                             {"c": record, "t": self.type_name})
         if (self.stored_info() or {}).get("complete") != record:
-            raise GabaritoError(f"{self._where()}: the completion record did not read back as written")
+            raise GabaritoError(f"{self.where()}: the completion record did not read back as written")
 
     def check_model(self, model_id: str, dim: int) -> None:
         """Refuse queries embedded with another model or dimension than the stored vectors."""
         info = self.info()
         if model_id != info["model_id"] or int(dim) != int(info["dim"]):
-            raise GabaritoError(f"{self._where()}: the index holds {info['model_id']} vectors ({info['dim']} dims), "
+            raise GabaritoError(f"{self.where()}: the index holds {info['model_id']} vectors ({info['dim']} dims), "
                                 f"the query uses {model_id} ({dim} dims)")
 
     # -- data -----------------------------------------------------------------------------------
@@ -187,7 +180,7 @@ class ArcadeIndex:
         fields, dim = info["fields"], int(info["dim"])
         vecs = np.asarray(vectors, dtype=np.float32)
         if vecs.ndim != 2 or vecs.shape[0] != len(docs) or vecs.shape[1] != dim:
-            raise GabaritoError(f"{self._where()}: need {len(docs)} vectors of {dim} dims, got shape {vecs.shape}")
+            raise GabaritoError(f"{self.where()}: need {len(docs)} vectors of {dim} dims, got shape {vecs.shape}")
         finite = np.isfinite(vecs).all(axis=1)
         if not finite.all():
             bad = int(np.argmin(finite))
@@ -205,7 +198,7 @@ class ArcadeIndex:
                     raise type(exc)(f"ingest into {self.type_name} stopped after {done} of {len(docs)} documents "
                                     f"(batch starting at {rows[0]['doc_id']!r}): {exc}") from exc
                 if inserted != len(rows):
-                    raise GabaritoError(f"{self._where()}: inserted {inserted} of a batch of {len(rows)}")
+                    raise GabaritoError(f"{self.where()}: inserted {inserted} of a batch of {len(rows)}")
                 done += inserted
                 bar.update(inserted)
         return done
@@ -276,7 +269,7 @@ class ArcadeIndex:
         if len(words) <= MAX_CLAUSES:
             return question
         asked = current_question()
-        self.notice(f"{self._where()}: question {asked if asked is not None else question[:40]!r} has "
+        self.notice(f"{self.where()}: question {asked if asked is not None else question[:40]!r} has "
                     f"{len(words)} words, more than the {MAX_CLAUSES} terms a Lucene query takes; "
                     f"searched with its first {MAX_CLAUSES}")
         return " ".join(words[:MAX_CLAUSES])
@@ -294,10 +287,10 @@ class ArcadeIndex:
         """Approximate cosine kNN through the LSM_VECTOR index; scores are cosine similarities."""
         vec = np.asarray(vector, dtype=np.float32)
         if vec.ndim != 1:
-            raise GabaritoError(f"{self._where()}: query vector must be one-dimensional, got shape {vec.shape}")
+            raise GabaritoError(f"{self.where()}: query vector must be one-dimensional, got shape {vec.shape}")
         self.check_model(self.info()["model_id"] if model_id is None else model_id, vec.shape[0])
         if not np.isfinite(vec).all() or not vec.any():
-            raise GabaritoError(f"{self._where()}: query vector is zero or not finite")
+            raise GabaritoError(f"{self.where()}: query vector is zero or not finite")
         if k <= 0:
             return []
         rows = self._timed(self.sql_knn, {"v": vec.tolist(), "k": int(k)})

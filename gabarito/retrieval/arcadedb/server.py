@@ -70,7 +70,9 @@ def start_failure(log_path: Path, databases: Path) -> str:
     innermost exception of its last start in the log, and the database it was opening (a damaged
     database stops the whole server, so the folder to delete is named)."""
     try:
-        text = log_path.read_text(encoding="utf-8", errors="replace")
+        with open(log_path, "rb") as fh:  # the log grows across runs: its last MiB holds this start
+            fh.seek(max(0, os.path.getsize(log_path) - (1 << 20)))
+            text = fh.read().decode("utf-8", "replace")
     except OSError:
         return f"no log at {log_path}"
     text = text[text.rfind(_START_MARK):] if _START_MARK in text else text
