@@ -26,7 +26,7 @@ from gabarito.measure import timing
 from gabarito.measure.leakage import indexed_text, leakage_summary
 from gabarito.measure.reproduction import reproduction
 from gabarito.measure.per_question import lost_by_fusion, per_question, top1_overlap
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 from gabarito.measure.scaling import run_recall_at_k
 from gabarito.measure.score import score_runs
 from gabarito.retrieval import fusion
@@ -147,10 +147,10 @@ def score_set(ctx, key: str, pairs, runs: dict, exact_run, texts) -> dict:
     ctx.write_qrels(key, qrels)
     return {
         "gold_file": GOLD_SETS[key],
-        "n": scored["n"],
-        "metrics": scored["metrics"],
-        "ci95": scored["ci"],
-        "tests": scored["tests"],
+        "n": scored.n,
+        "metrics": scored.metrics,
+        "ci95": scored.ci,
+        "tests": list(scored.tests),
         "overlap_top1": top1_overlap(rows, *FIRST_STAGES),
         "lost_by_fusion": {m: lost_by_fusion(rows, m, list(FIRST_STAGES)) for m in runs if m.startswith("rrf@")},
         "ann": run_recall_at_k(runs["vector"], {q: exact_run[q] for q in qrels}, k=cutoff),

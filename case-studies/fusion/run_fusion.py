@@ -35,7 +35,7 @@ import latency  # noqa: E402
 import methods  # noqa: E402
 
 from gabarito.errors import GabaritoError  # noqa: E402
-from gabarito.measure.runs import Run  # noqa: E402
+from gabarito.core.runs import Run  # noqa: E402
 from gabarito.measure.score import score_runs  # noqa: E402
 from gabarito.measure.tuning import against_baseline  # noqa: E402
 from gabarito.retrieval import fusion  # noqa: E402
@@ -99,10 +99,10 @@ def score_set(ctx, runs: dict[str, Run], qrels) -> dict:
     family = [m for m in runs if m not in NOT_TESTED]
     tests = {}
     for measure in MEASURES:
-        per_query = {m: scored["per_query"][m][measure] for m in [methods.BASELINE, *family]}
+        per_query = {m: scored.per_query[m][measure] for m in [methods.BASELINE, *family]}
         tests[measure] = against_baseline(per_query, methods.BASELINE, resamples=ctx.resamples, seed=ctx.seed)
-    return {"n": scored["n"], "metrics": scored["metrics"], "ci95": scored["ci"], "tests": tests,
-            "per_query": scored["per_query"]}
+    return {"n": scored.n, "metrics": scored.metrics, "ci95": scored.ci, "tests": tests,
+            "per_query": scored.per_query}
 
 
 def tuning_record(fitted: dict) -> dict:
@@ -124,9 +124,9 @@ def study_set(ctx, corpus, key: str, index, vectors, runs: dict[str, Run]) -> tu
     result = {"gold_file": corpus.gold_files[key], "identity": check,
               "dbsf_agreement": identity.agreement(runs["dbsf"], runs["dbsf_native"], qids),
               "tuning": tuning_record(fitted), **scored}
-    say(f"  {key}: n={scored['n']}, identical {check['identical_full']}/{check['n']} "
+    say(f"  {key}: n={scored.n}, identical {check['identical_full']}/{check['n']} "
         f"(top-10 {check['identical_top10']}), unexplained {check['causes']['unexplained']}; nDCG@10 "
-        + ", ".join(f"{m} {v['nDCG@10']:.3f}" for m, v in scored["metrics"].items()))
+        + ", ".join(f"{m} {v['nDCG@10']:.3f}" for m, v in scored.metrics.items()))
     return result, tuned
 
 

@@ -33,7 +33,7 @@ from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
 from gabarito.measure.agreement import GRADES, agreement_summary
 from gabarito.measure.judgments import ADJUDICATION_REGIMES, acceptable_misses, graded_qrels, resolutions, under_regime
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
 from gabarito.measure.score import score_runs
 
 HERE = Path(__file__).resolve().parent
@@ -61,8 +61,8 @@ def agreement(pairs: list[dict], ctx, a: str = "a", b: str = "b") -> dict:
 def score(ctx, runs: dict, qrels: Qrels) -> dict:
     scored = score_runs({m: r.cut(CUTOFF) for m, r in runs.items()}, qrels, MEASURES,
                         seed=ctx.seed, resamples=ctx.resamples)
-    return {"n": scored["n"], "metrics": scored["metrics"], "ci95": scored["ci"], "tests": scored["tests"],
-            "order": {x: method_order(scored["metrics"], x) for x in MEASURES}}
+    return {"n": scored.n, "metrics": scored.metrics, "ci95": scored.ci, "tests": list(scored.tests),
+            "order": {x: method_order(scored.metrics, x) for x in MEASURES}}
 
 
 def adjudication_regimes(ctx, runs: dict, qrels: Qrels, qids: list[str], pairs: dict, adjudicated: dict) -> dict:

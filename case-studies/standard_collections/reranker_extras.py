@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 from gabarito.measure.score import score_runs
 from gabarito.measure.timing import load_average, summarize, time_calls, wait_for_quiet
 from gabarito.retrieval.pipeline import SecondReading
@@ -113,7 +113,7 @@ def reader_input_phase(ctx, reader, queries, documents, qrels, firsts: Mapping[s
         runs = {f"{stage}+ce@{INPUT_N}": reread[stage],
                 f"{stage}+ce@{INPUT_N} sem título": SecondReading(reader, bodies, n=INPUT_N)(queries, first)}
         scored = score_runs(runs, qrels, measures, tested=tested, resamples=ctx.resamples, seed=ctx.seed, order=None)
-        out[stage] = {"metrics": scored["metrics"], "ci95": scored["ci"], "tests": scored["tests"]}
+        out[stage] = {"metrics": scored.metrics, "ci95": scored.ci, "tests": list(scored.tests)}
     return out
 
 

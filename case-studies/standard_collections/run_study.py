@@ -45,9 +45,10 @@ from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E4
 from gabarito.inputs.datasets import fetch, load_manifest  # noqa: E402
 from gabarito.measure import metrics  # noqa: E402
 from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity  # noqa: E402
-from gabarito.measure.runs import Qrels  # noqa: E402
+from gabarito.core.runs import Qrels  # noqa: E402
 from gabarito.measure.scaling import run_recall_at_k  # noqa: E402
-from gabarito.measure.score import paired_tests, score_runs  # noqa: E402
+from gabarito.measure.score import score_runs
+from gabarito.measure.stats import ALPHA  # noqa: E402
 from gabarito.retrieval import fusion  # noqa: E402
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, analyzer_class  # noqa: E402
 from gabarito.retrieval.memory import ExactVectors  # noqa: E402
@@ -60,7 +61,6 @@ ORDER = ("adi", "cranfield", "cisi", "medline", "npl")
 TITLE = "BM25, dense retrieval and RRF on ADI, Cranfield, CISI, MEDLINE and NPL"
 MEASURES = ("nDCG@10", "AP@100", "R@100", "RR@10", "P@10")
 TESTED = ("nDCG@10", "AP@100")
-ALPHA = 0.05
 TYPES = {"standard": ("DocStandard", None), "english": ("DocEnglish", "english")}
 STANDARD_ANALYZER = "org.apache.lucene.analysis.standard.StandardAnalyzer"
 ANN_MODEL = "mpnet"
@@ -227,12 +227,12 @@ def score(ctx, runs: dict, qrels: Qrels, judged: list[str]) -> dict:
     """Means, intervals, Holm-corrected paired tests and per-query values, keyed as the chapter reads them."""
     scored = score_runs(runs, qrels, MEASURES, tested=TESTED, resamples=ctx.resamples, seed=ctx.seed,
                         order=sorted(judged))
-    tests = {m: [{k: v for k, v in row.items() if k != "measure"} for row in paired_tests(scored, m)]
+    tests = {m: [{k: v for k, v in row.items() if k != "measure"} for row in scored.tests if row["measure"] == m]
              for m in TESTED}
     significant = {m: [{k: r[k] for k in ("a", "b", "mean_diff", "p_holm", "dz")} for r in rows
                        if r["p_holm"] < ALPHA] for m, rows in tests.items()}
-    return {"metrics": scored["metrics"], "ci95": scored["ci"], "tests": tests,
-            "significant_after_holm": significant, "per_query": scored["per_query"]}
+    return {"metrics": scored.metrics, "ci95": scored.ci, "tests": tests,
+            "significant_after_holm": significant, "per_query": scored.per_query}
 
 
 # -- one collection -----------------------------------------------------------------------------

@@ -42,7 +42,7 @@ import reranker_extras as extras  # noqa: E402
 from run_study import load_checked  # noqa: E402
 
 from gabarito.hashing import atomic_write_json, sha256_file, sha256_text  # noqa: E402
-from gabarito.measure.runs import Qrels, Run  # noqa: E402
+from gabarito.core.runs import Qrels, Run  # noqa: E402
 from gabarito.measure.timing import load_average, wait_for_quiet  # noqa: E402
 from gabarito.measure.score import score_runs  # noqa: E402
 from gabarito.retrieval.models import cache_dir  # noqa: E402
@@ -146,11 +146,11 @@ def _evaluate(ctx, c, reader: MemoReader) -> tuple[dict, dict]:
         scored = score_runs(runs, qrels, MEASURES, tested=TESTED, resamples=ctx.resamples, seed=ctx.seed,
                             order=None)
         out[stage] = {
-            "method": method, "run_sha256": sha256_file(_run_file(c.name, method)), "n_queries": scored["n"],
+            "method": method, "run_sha256": sha256_file(_run_file(c.name, method)), "n_queries": scored.n,
             "ceiling": {f"R@{n}": ceiling["metrics"][stage][f"R@{n}"] for n in NS},
-            "metrics": scored["metrics"], "ci95": scored["ci"],
-            "tests": [t for t in scored["tests"] if t["b"] == stage or t["a"] == stage],
-            "per_query_nDCG@10": {k: scored["per_query"][k]["nDCG@10"] for k in (stage, f"{stage}+ce@20")},
+            "metrics": scored.metrics, "ci95": scored.ci,
+            "tests": [t for t in scored.tests if t["b"] == stage or t["a"] == stage],
+            "per_query_nDCG@10": {k: scored.per_query[k]["nDCG@10"] for k in (stage, f"{stage}+ce@20")},
         }
     return out, kept
 

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.stats import DEFAULT_SEED
+from gabarito.measure.stats import ALPHA, DEFAULT_SEED
 
 GRADES = (0, 1, 2)
 
@@ -67,7 +67,7 @@ def cohen_kappa(a: Sequence[int], b: Sequence[int], *, weights: str | None = Non
 
 
 def kappa_interval(a: Sequence[int], b: Sequence[int], *, weights: str | None = None,
-                   labels: Sequence[int] = GRADES, resamples: int = 10000, alpha: float = 0.05,
+                   labels: Sequence[int] = GRADES, resamples: int = 10000, alpha: float = ALPHA,
                    seed: int = DEFAULT_SEED) -> dict:
     """``{"kappa", "ci95": [low, high] | None, "undefined_resamples"}`` by a bootstrap over items."""
     index = {g: i for i, g in enumerate(labels)}

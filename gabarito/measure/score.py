@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 
 from gabarito.errors import GabaritoError
 from gabarito.measure import metrics, stats
+from gabarito.measure.report import Report
 
 DEFAULT_RESAMPLES = 10000
 
@@ -57,14 +58,13 @@ def per_query_values(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels,
 
 def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: Sequence[str], *,
                tested: Sequence[str] | None = None, resamples: int = DEFAULT_RESAMPLES,
-               seed: int = stats.DEFAULT_SEED, order: Sequence[str] | None = None) -> dict:
-    """Score several runs on the same qrels.
+               seed: int = stats.DEFAULT_SEED, order: Sequence[str] | None = None) -> Report:
+    """Score several runs on the same qrels: the :class:`~gabarito.measure.report.Report` of
+    their means, intervals, per-query values and paired tests.
 
-    Returns ``{"n", "queries", "measures", "seed", "resamples", "metrics": {method: {measure:
-    mean}}, "ci": {method: {measure: [low, high]}}, "tests": [{"measure", "a", "b", ...}],
-    "per_query": {method: {measure: {qid: value}}}}``. ``tested`` limits the paired tests to
-    some measures (default: all); ``order`` fixes the query order the bootstrap resamples
-    (default: sorted query ids), so a caller reproducing an earlier computation can keep its own.
+    ``tested`` limits the paired tests to some measures (default: all); ``order`` fixes the query
+    order the bootstrap resamples (default: sorted query ids), so a caller reproducing an
+    earlier computation can keep its own.
     """
     if not runs:
         raise GabaritoError("nothing to score: no run given")
@@ -88,10 +88,5 @@ def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: 
                   for meas in (measures if tested is None else tested)}
         for meas, rows in stats.compare_tables(tables, n_resamples=resamples, seed=seed).items():
             tests.extend({"measure": meas, **row} for row in rows)
-    return {"n": len(qids), "queries": qids, "measures": list(measures), "seed": seed,
-            "resamples": resamples, "metrics": means, "ci": ci, "tests": tests, "per_query": per_query}
-
-
-def paired_tests(scored: Mapping, measure: str) -> list[dict]:
-    """The paired-test rows of one measure from a :func:`score_runs` result."""
-    return [row for row in scored["tests"] if row["measure"] == measure]
+    return Report(metrics=means, ci=ci, tests=tuple(tests), per_query=per_query, n=len(qids),
+                  queries=tuple(qids), measures=tuple(measures), seed=seed, resamples=resamples)

@@ -10,7 +10,7 @@ so results are reproducible for a given seed.
   difference, p = (count + 1) / (n_resamples + 1).
 * :func:`bootstrap_ci_many`, :func:`randomization_p_many` -- the same for several
   series of one length at once.
-* :func:`sign_test` -- exact two-sided binomial test on wins and losses.
+* :func:`~gabarito.core.signtest.sign_test` -- exact two-sided binomial test on wins and losses.
 * :func:`holm` -- Holm-Bonferroni adjusted p-values.
 * :func:`effect_size` -- mean difference and paired Cohen's d (d_z).
 * :func:`compare_methods` -- all of the above for every pair of methods;
@@ -33,29 +33,18 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from gabarito.core.signtest import finite_array, paired_arrays, sign_test
 from gabarito.errors import GabaritoError
 
 DEFAULT_SEED = 20240601
+
+#: The project's one significance level: 95% intervals, and a difference is significant when
+#: its Holm-corrected p is below it.
+ALPHA = 0.05
 #: Upper bound on the number of cells of one resampling matrix (bounds memory use). The streams
 #: drawn do not depend on it; small chunks stay in cache and keep BLAS on one thread.
 _CHUNK_CELLS = 1 << 17
 _BLAS = None  # threadpoolctl's controller once looked up (False: not available)
-
-
-def _as_array(values: Sequence[float], what: str = "values") -> np.ndarray:
-    array = np.asarray(values, dtype=float)
-    if array.ndim != 1 or array.size == 0:
-        raise GabaritoError(f"{what} must be a non-empty list of numbers")
-    if not np.all(np.isfinite(array)):
-        raise GabaritoError(f"{what} contain a NaN or infinite value")
-    return array
-
-
-def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    xa, xb = _as_array(a, "a"), _as_array(b, "b")
-    if xa.size != xb.size:
-        raise GabaritoError(f"paired values differ in length: {xa.size} vs {xb.size}")
-    return xa, xb
 
 
 def _chunks(n_resamples: int, n: int):
@@ -67,7 +56,7 @@ def _chunks(n_resamples: int, n: int):
 
 def _series(series: Sequence[Sequence[float]], what: str = "values") -> np.ndarray:
     """Series of one length as the rows of a ``(len(series), n)`` array (each checked)."""
-    rows = [_as_array(values, what) for values in series]
+    rows = [finite_array(values, what) for values in series]
     if not rows:
         raise GabaritoError(f"no series of {what} given")
     if len({row.size for row in rows}) > 1:
@@ -109,7 +98,7 @@ def _resample_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -
     return means / n
 
 
-def bootstrap_ci_many(series: Sequence[Sequence[float]], n_resamples: int = 10000, alpha: float = 0.05,
+def bootstrap_ci_many(series: Sequence[Sequence[float]], n_resamples: int = 10000, alpha: float = ALPHA,
                       seed: int = DEFAULT_SEED) -> list[tuple[float, float]]:
     """:func:`bootstrap_ci` of each series (all of one length), from one shared draw."""
     x = _series(series)
@@ -121,7 +110,7 @@ def bootstrap_ci_many(series: Sequence[Sequence[float]], n_resamples: int = 1000
     return [(float(lo), float(hi)) for lo, hi in zip(low, high)]
 
 
-def bootstrap_ci(values: Sequence[float], n_resamples: int = 10000, alpha: float = 0.05,
+def bootstrap_ci(values: Sequence[float], n_resamples: int = 10000, alpha: float = ALPHA,
                  seed: int = DEFAULT_SEED) -> tuple[float, float]:
     """Percentile bootstrap ``(low, high)`` interval of the mean, at level ``1 - alpha``."""
     return bootstrap_ci_many([values], n_resamples=n_resamples, alpha=alpha, seed=seed)[0]
@@ -148,29 +137,8 @@ def randomization_p_many(diffs: Sequence[Sequence[float]], n_resamples: int = 10
 def paired_randomization_test(a: Sequence[float], b: Sequence[float], n_resamples: int = 10000,
                               seed: int = DEFAULT_SEED) -> float:
     """Two-sided p-value that ``mean(a - b)`` is 0, by random sign flips of the differences."""
-    xa, xb = _paired(a, b)
+    xa, xb = paired_arrays(a, b)
     return randomization_p_many([xa - xb], n_resamples=n_resamples, seed=seed)[0]
-
-
-def _binomial_tail(n: int, k: int) -> int:
-    """``sum(math.comb(n, i) for i in range(k + 1))``, exactly, by the recurrence
-    ``C(n, i + 1) = C(n, i) * (n - i) / (i + 1)``: milliseconds where the sum of ``math.comb``
-    took minutes (50,000 queries)."""
-    term = total = 1
-    for i in range(k):
-        term = term * (n - i) // (i + 1)
-        total += term
-    return total
-
-
-def sign_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float | int]:
-    """Wins (a > b), losses, ties, and the exact two-sided binomial p on the non-tied pairs."""
-    xa, xb = _paired(a, b)
-    wins, losses = int(np.sum(xa > xb)), int(np.sum(xa < xb))
-    ties = xa.size - wins - losses
-    n = wins + losses
-    p = min(1.0, 2 * _binomial_tail(n, min(wins, losses)) / 2**n)
-    return {"wins": wins, "losses": losses, "ties": ties, "p": p}
 
 
 def holm(pvalues: Mapping[str, float]) -> dict[str, float]:
@@ -191,7 +159,7 @@ def effect_size(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
     ``dz`` is NaN with fewer than two queries; with zero spread it is 0 when the
     mean difference is 0 and +/-inf otherwise.
     """
-    xa, xb = _paired(a, b)
+    xa, xb = paired_arrays(a, b)
     diff = xa - xb
     mean_diff = float(diff.mean())
     if diff.size < 2:
@@ -219,7 +187,7 @@ def _aligned(per_query: Mapping[str, Sequence[float] | Mapping[str, float]]) -> 
 
 
 def compare_methods(per_query: Mapping[str, Sequence[float] | Mapping[str, float]],
-                    n_resamples: int = 10000, alpha: float = 0.05,
+                    n_resamples: int = 10000, alpha: float = ALPHA,
                     seed: int = DEFAULT_SEED) -> list[dict[str, object]]:
     """One row per method pair (in input order): means, difference, CI, tests, Holm p.
 
@@ -233,7 +201,7 @@ def compare_methods(per_query: Mapping[str, Sequence[float] | Mapping[str, float
 
 
 def compare_tables(tables: Mapping[str, Mapping[str, Sequence[float] | Mapping[str, float]]],
-                   n_resamples: int = 10000, alpha: float = 0.05,
+                   n_resamples: int = 10000, alpha: float = ALPHA,
                    seed: int = DEFAULT_SEED) -> dict[str, list[dict[str, object]]]:
     """:func:`compare_methods` of each table (e.g. one per measure), same keys; Holm within a
     table. The pairs of every table with the same number of queries share one draw."""
@@ -241,7 +209,7 @@ def compare_tables(tables: Mapping[str, Mapping[str, Sequence[float] | Mapping[s
     for key, per_query in tables.items():
         values = _aligned(per_query)
         for name_a, name_b in itertools.combinations(values, 2):
-            pairs.append((key, name_a, name_b, *_paired(values[name_a], values[name_b])))
+            pairs.append((key, name_a, name_b, *paired_arrays(values[name_a], values[name_b])))
     ci: dict[int, tuple[float, float]] = {}
     p: dict[int, float] = {}
     for size in {pair[3].size for pair in pairs}:

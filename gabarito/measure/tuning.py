@@ -21,7 +21,8 @@ from typing import Callable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
 from gabarito.measure import metrics, stats
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
+from gabarito.measure.stats import ALPHA
 
 
 def split_halves(ids: Sequence[str], seed: int) -> tuple[list[str], list[str]]:
@@ -81,7 +82,7 @@ def cross_fit(make_run: Callable[[float], Run], grid: Sequence[float], qrels: Ma
 
 
 def against_baseline(per_query: Mapping[str, Mapping[str, float]], baseline: str, *, resamples: int,
-                     seed: int, alpha: float = 0.05) -> list[dict]:
+                     seed: int, alpha: float = ALPHA) -> list[dict]:
     """Each method against ``baseline`` on the same queries (rows of
     :func:`gabarito.measure.stats.compare_methods` with ``a`` the method, ``b`` the baseline), the
     randomization p-values Holm-corrected over these comparisons only."""

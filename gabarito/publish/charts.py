@@ -13,6 +13,7 @@ from typing import Mapping, Sequence
 
 from gabarito.publish.formatting import integer, num
 from gabarito.publish.labels import measure_label, method, term
+from gabarito.measure.stats import ALPHA
 
 #: Eight distinct hues (Tableau 10 without its yellow and grey), in order of use.
 PALETTE = ("#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#B07AA1", "#76B7B2", "#9C755F", "#FF9DA7")
@@ -191,7 +192,7 @@ def sweep_lines(points: Sequence[Mapping], views: Sequence[str], series: Sequenc
 
 
 def pvalue_matrices(matrices: Sequence[tuple[str, Sequence[str], Sequence[Sequence[float | None]]]], *,
-                    alpha: float = 0.05):
+                    alpha: float = ALPHA):
     """One heatmap of corrected p-values per collection, chosen by a button; a dark cell is a
     difference that survives the correction at ``alpha``."""
     import plotly.graph_objects as go

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from gabarito.measure.stats import holm
+from gabarito.measure.stats import ALPHA, holm
 
 
 def flagship(results: Mapping) -> dict:
@@ -51,7 +51,7 @@ def evaluate(results: Mapping) -> dict:
             "heldout_ci": {m: h[m]["ci95"] for m in ("top1", "top5", "mrr")}}
 
 
-def reranking(results: Mapping, alpha: float = 0.05) -> dict:
+def reranking(results: Mapping, alpha: float = ALPHA) -> dict:
     """The reranking chapter: which (first stage, reader) pairs change the first-place hits, with
     the exact sign test's p-value corrected for all the pairs at once (Holm).
 
@@ -84,7 +84,7 @@ def _test(tests, a: str, b: str):
 
 
 def collections(results: Mapping, fused: str = "rrf_mpnet", dense: str = "dense_mpnet",
-                measure: str = "nDCG@10", alpha: float = 0.05) -> dict:
+                measure: str = "nDCG@10", alpha: float = ALPHA) -> dict:
     """The classic collections: in each, ``fused`` against the BM25 that went into it and against
     ``dense``, on ``measure``, with the collection's Holm-corrected p-values.
 
@@ -127,7 +127,7 @@ def judgments(results: Mapping, measure: str = "nDCG@10") -> dict:
             "order_changed": changed}
 
 
-def trained_reranker(results: Mapping, measure: str = "nDCG@10", n: int = 20, alpha: float = 0.05) -> dict:
+def trained_reranker(results: Mapping, measure: str = "nDCG@10", n: int = 20, alpha: float = ALPHA) -> dict:
     """The cross-encoder trained here (``rerankers.json``): over every (held-out collection,
     first stage), how many the second reading of the top ``n`` improved or worsened on
     ``measure`` with a Holm-corrected p below ``alpha``."""

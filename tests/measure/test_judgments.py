@@ -4,7 +4,7 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.measure.judgments import acceptable_misses, combine, graded_qrels
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
 from gabarito.measure.score import score_runs
 
 KEY = {"P1": {"question": "q1", "concept": "gold1"}, "P2": {"question": "q1", "concept": "x"},
@@ -56,7 +56,7 @@ def test_graded_metrics_match_ir_measures():
     qrels = Qrels({"q1": {"a": 2, "b": 1, "c": 0, "d": 2}, "q2": {"e": 1, "f": 2}, "q3": {"g": 2}})
     run = Run({"q1": [("c", 3.0), ("b", 2.0), ("a", 1.0), ("x", 0.5)], "q2": [("f", 2.0), ("e", 1.0)],
                "q3": [("y", 1.0), ("z", 0.9)]})
-    ours = score_runs({"r": run}, qrels, ["nDCG@10", "R@10", "RR@10"], resamples=100)["per_query"]["r"]
+    ours = score_runs({"r": run}, qrels, ["nDCG@10", "R@10", "RR@10"], resamples=100).per_query["r"]
     ir_qrels = [ir_measures.Qrel(q, d, g) for q, row in qrels.items() for d, g in row.items()]
     ir_run = [ir_measures.ScoredDoc(q, d, s) for q, row in run.items() for d, s in row]
     for ours_name, measure in (("nDCG@10", ir_measures.nDCG @ 10), ("R@10", ir_measures.R @ 10),
@@ -65,5 +65,5 @@ def test_graded_metrics_match_ir_measures():
         for q in qrels:
             assert ours[ours_name][q] == pytest.approx(theirs[q], abs=1e-9), (ours_name, q)
     # grade 2 only: R@10 of q1 counts a and d
-    full = score_runs({"r": run}, qrels.at_least(2), ["R@10"], resamples=100)["per_query"]["r"]["R@10"]
+    full = score_runs({"r": run}, qrels.at_least(2), ["R@10"], resamples=100).per_query["r"]["R@10"]
     assert full["q1"] == pytest.approx(0.5)

@@ -2,8 +2,8 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.measure import stats
-from gabarito.measure.runs import Qrels, Run
-from gabarito.measure.score import interval, score_runs, paired_tests
+from gabarito.core.runs import Qrels, Run
+from gabarito.measure.score import interval, score_runs
 
 QRELS = Qrels.single({"q1": "A", "q2": "B", "q3": "C"})
 BM25 = Run({"q1": [("A", 3.0), ("X", 2.0)], "q2": [("X", 5.0), ("Y", 4.0)], "q3": [("Z", 1.0)]})
@@ -12,15 +12,15 @@ VEC = Run({"q1": [("X", 0.9), ("A", 0.8)], "q2": [("B", 0.9)], "q3": [("C", 0.5)
 
 def test_score_runs_shapes_and_hand_computed_means():
     out = score_runs({"bm25": BM25, "vector": VEC}, QRELS, ["R@1", "RR@10", "hit@1"], resamples=200, seed=7)
-    assert out["n"] == 3 and out["queries"] == ["q1", "q2", "q3"]
-    assert out["seed"] == 7 and out["resamples"] == 200
-    assert out["metrics"]["bm25"]["R@1"] == 1 / 3
-    assert out["metrics"]["vector"]["RR@10"] == (0.5 + 1 + 1) / 3
-    assert out["metrics"]["vector"]["hit@1"] == 2 / 3
-    lo, hi = out["ci"]["vector"]["RR@10"]
-    assert lo <= out["metrics"]["vector"]["RR@10"] <= hi
-    assert {t["measure"] for t in out["tests"]} == {"R@1", "RR@10", "hit@1"}
-    assert [(t["a"], t["b"]) for t in paired_tests(out, "R@1")] == [("bm25", "vector")]
+    assert out.n == 3 and out.queries == ("q1", "q2", "q3")
+    assert out.seed == 7 and out.resamples == 200
+    assert out.mean("bm25", "R@1") == 1 / 3
+    assert out.mean("vector", "RR@10") == (0.5 + 1 + 1) / 3
+    assert out.mean("vector", "hit@1") == 2 / 3
+    lo, hi = out.interval("vector", "RR@10")
+    assert lo <= out.mean("vector", "RR@10") <= hi
+    assert {t["measure"] for t in out.tests} == {"R@1", "RR@10", "hit@1"}
+    assert [(c.a, c.b) for c in out.comparisons("R@1")] == [("bm25", "vector")]
 
 
 def test_intervals_are_the_stats_bootstrap_in_the_given_order():
@@ -34,15 +34,15 @@ def test_intervals_are_the_stats_bootstrap_in_the_given_order():
 def test_order_changes_resampling_but_not_means_and_must_cover_the_queries():
     a = score_runs({"v": VEC}, QRELS, ["RR@10"], resamples=300, seed=1)
     b = score_runs({"v": VEC}, QRELS, ["RR@10"], resamples=300, seed=1, order=["q3", "q1", "q2"])
-    assert a["metrics"] == b["metrics"]
-    assert a["tests"] == [] and b["queries"] == ["q3", "q1", "q2"]
+    assert a.metrics == b.metrics
+    assert a.tests == () and b.queries == ("q3", "q1", "q2")
     with pytest.raises(GabaritoError):
         score_runs({"v": VEC}, QRELS, ["RR@10"], order=["q1"])
 
 
 def test_tested_limits_the_paired_tests():
     out = score_runs({"bm25": BM25, "vector": VEC}, QRELS, ["R@1", "RR@10"], tested=["RR@10"], resamples=100)
-    assert {t["measure"] for t in out["tests"]} == {"RR@10"}
+    assert {t["measure"] for t in out.tests} == {"RR@10"}
 
 
 # --- Shared draws (issue 22, item 9): the numbers of the committed results files and of
