@@ -1,0 +1,1 @@
+"""The fusion study: Fusion inside ArcadeDB and beyond RRF: identity, fusion functions, round trips."""

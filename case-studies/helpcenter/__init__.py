@@ -1,0 +1,1 @@
+"""The helpcenter study: Evaluate your own search: the Pitangueira help center."""

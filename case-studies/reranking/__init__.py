@@ -1,0 +1,1 @@
+"""The reranking study: Second reading (reranking) on the help-center chunks."""

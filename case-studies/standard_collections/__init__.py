@@ -1,0 +1,1 @@
+"""The standard_collections study: Classic test collections with human relevance judgments."""
