@@ -129,7 +129,7 @@ def compare_runs(reference: dict, other: dict) -> dict:
 
 def quality(runs: dict, inputs: dict) -> dict:
     from gabarito.measure import metrics
-    from gabarito.measure.runs import Qrels
+    from gabarito.core.runs import Qrels
 
     qrels = Qrels.single({p.id: p.gold for p in inputs["pairs"]})
     out = {}

@@ -47,12 +47,12 @@ from gabarito.inputs.gold import load_gold, verify_frozen  # noqa: E402
 from gabarito.measure import metrics  # noqa: E402
 from gabarito.measure.parity import (  # noqa: E402
     BM25Reference,
-    lucene_standard_tokens,
     score_agreement,
     topk_agreement,
 )
+from gabarito.retrieval.analyzer import lucene_standard_tokens  # noqa: E402
 from gabarito.measure.per_question import gold_ranks  # noqa: E402
-from gabarito.measure.runs import Qrels, Run  # noqa: E402
+from gabarito.core.runs import Qrels, Run  # noqa: E402
 from gabarito.paths import ROOT  # noqa: E402
 from gabarito.retrieval.arcadedb import INFO_TYPE, ArcadeIndex, lucene_escape  # noqa: E402
 from gabarito.study.records import provenance  # noqa: E402

@@ -31,7 +31,7 @@ from gabarito.inputs.collections import load_collection
 from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import load_gold
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 from gabarito.retrieval.models import EmbeddingCache
 from gabarito.retrieval.protocol import Queries
 

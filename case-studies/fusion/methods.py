@@ -15,7 +15,7 @@ all-mpnet-base-v2). Fusions, each reading both lists to the same depth:
 
 from __future__ import annotations
 
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 from gabarito.measure.tuning import cross_fit
 from gabarito.retrieval.arcadedb.native_fusion import NativeFusion
 from gabarito.retrieval.fusion_functions import DBSF, CombSUM, Linear, WeightedRRF

@@ -33,7 +33,8 @@ from gabarito.errors import run_main
 from gabarito.evaluation.config import HIT_AT
 from gabarito.evaluation.rows import summarize
 from gabarito.measure import metrics
-from gabarito.measure.stats import DEFAULT_SEED, compare_methods, effect_size, holm, sign_test
+from gabarito.core.signtest import sign_test
+from gabarito.measure.stats import DEFAULT_SEED, compare_methods, effect_size, holm
 from gabarito.measure.timing import load_average
 from gabarito.study.records import git_state, machine, now_iso, write_measurement
 

@@ -26,7 +26,7 @@ from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.corpus import load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.pools import assessment_pairs, build_pool, pool_sources, split_packets, write_pool
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 from gabarito.study.records import git_state, now_iso
 
 HERE = Path(__file__).resolve().parent

@@ -37,7 +37,7 @@ from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E402
 from gabarito.measure import metrics  # noqa: E402
 from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity  # noqa: E402
-from gabarito.measure.runs import Qrels  # noqa: E402
+from gabarito.core.runs import Qrels  # noqa: E402
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, lucene_escape, package_version  # noqa: E402
 from gabarito.study.runner import say, study_main  # noqa: E402
 

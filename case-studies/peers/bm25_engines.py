@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Mapping
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import by_score
-from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, lucene_standard_tokens
+from gabarito.core.runs import by_score
+from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1
+from gabarito.retrieval.analyzer import lucene_standard_tokens
 
 
 def _ranked(pairs, k: int) -> list[tuple[str, float]]:

@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 from gabarito.errors import GabaritoError
 from gabarito.inputs.segment import chunk_containing
 from gabarito.measure import metrics
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 from gabarito.retrieval.pipeline import second_reading
 from gabarito.retrieval.protocol import Queries
 
@@ -110,7 +110,7 @@ def read_again(bench: Bench, stage: str, reader: str, n: int, questions: Sequenc
     for ``questions`` (default: the answerable ones); ``bare`` reads the chunks without prefix.
 
     The lists keep :func:`~gabarito.retrieval.pipeline.second_reading`'s order, where equal reader
-    scores keep the first stage's order (a :class:`~gabarito.measure.runs.Run` would re-break
+    scores keep the first stage's order (a :class:`~gabarito.core.runs.Run` would re-break
     them by doc id)."""
     texts = bench.bare_of if bare else bench.text_of
     run, table = bench.runs[stage], bench.tables[reader]

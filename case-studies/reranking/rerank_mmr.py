@@ -12,7 +12,7 @@ import numpy as np
 from rerank_bench import HEADLINE_N, MMR_SPEC, Bench, chunk_gold, measures, ranks
 
 from gabarito.inputs.segment import describe, segment
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 from gabarito.retrieval.diversity import distinct, mmr, repeated_text_fraction
 from gabarito.retrieval.memory import ExactVectors
 from gabarito.retrieval.protocol import VectorRetriever

@@ -26,7 +26,7 @@ from gabarito.errors import GabaritoError
 from gabarito.evaluation.runlog import read_log, warn_damaged
 from gabarito.inputs.textfiles import TOO_DEEP
 from gabarito.measure import metrics
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 from gabarito.measure.stats import DEFAULT_SEED, compare_methods
 
 __all__ = ["VARIABLES", "load_runs", "config_differences", "measure_values", "compare_runs",

@@ -16,7 +16,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file, sha256_text
 from gabarito.inputs.segment import describe
-from gabarito.measure.metrics import parse_measures
+from gabarito.core.measures import parse_measures
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 METHODS = ("dense", "bm25", "hybrid")

@@ -2,7 +2,7 @@
 
 Topics are ``<top><num>N</num><title>text</title></top>`` blocks (the layout the classic
 collections ship, parsed by :func:`gabarito.inputs.collections.trec.parse_trec_topics`); qrels are
-``qid iteration doc grade`` lines (:meth:`gabarito.measure.runs.Qrels.from_trec`). A topic with no
+``qid iteration doc grade`` lines (:meth:`gabarito.core.runs.Qrels.from_trec`). A topic with no
 relevant document (grade >= 1) is skipped and counted, as in the BEIR loader; a qrels line naming
 a query that is not a topic, or a relevant document that is not in the documents, is a one-line
 error naming the file and the line.
@@ -16,7 +16,7 @@ from typing import Iterable
 from gabarito.errors import GabaritoError
 from gabarito.inputs.collections.trec import parse_trec_topics
 from gabarito.inputs.documents import EvalQuery, Evaluation
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 
 
 def _read(path: Path, what: str) -> str:

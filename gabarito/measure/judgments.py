@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 
 
 def combine(a: Mapping[str, int], b: Mapping[str, int], c: Mapping[str, int],

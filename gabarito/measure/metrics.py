@@ -41,20 +41,15 @@ Conventions (stated here because evaluation tools differ on them):
 from __future__ import annotations
 
 import math
-import re
 from typing import Callable, Iterable, Mapping, Sequence
 
+from gabarito.core.measures import Measure
+from gabarito.core.runs import by_score
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import by_score
 
 Ranking = Sequence[str] | Sequence[tuple[str, float]]
-Run = Mapping[str, Ranking]  # a gabarito.measure.runs.Run, or any mapping of rankings
-Qrels = Mapping[str, Mapping[str, int]]  # a gabarito.measure.runs.Qrels, or any such mapping
-
-_MEASURE = re.compile(r"^(R|RR|nDCG|P|AP|hit)(?:@([1-9][0-9]*))?$")
-_NEEDS_CUTOFF = {"R", "P", "hit"}
-#: The measure names :func:`evaluate` understands, for messages and ``--measures`` help.
-MEASURE_FORMS = "R@k, RR@k, nDCG@k, P@k, AP@k or hit@k (RR, nDCG and AP also without @k)"
+Run = Mapping[str, Ranking]  # a gabarito.core.runs.Run, or any mapping of rankings
+Qrels = Mapping[str, Mapping[str, int]]  # a gabarito.core.runs.Qrels, or any such mapping
 
 
 def as_ranking(entries: Ranking) -> list[str]:
@@ -159,15 +154,10 @@ def average_precision(ranking: Ranking, relevant: Iterable[str] | Mapping[str, i
     return total / len(rel)
 
 
-def _measure_fn(name: str) -> Callable[[list[str], Mapping[str, int]], float]:
-    """Parse a measure name such as ``"nDCG@10"`` into ``fn(ranking, grades) -> float``."""
-    match = _MEASURE.match(name)
-    if not match:
-        raise GabaritoError(f"unknown measure {name!r} (expected {MEASURE_FORMS})")
-    kind, cutoff = match.group(1), match.group(2)
-    k = int(cutoff) if cutoff else None
-    if k is None and kind in _NEEDS_CUTOFF:
-        raise GabaritoError(f"measure {name!r} needs a cutoff, e.g. {kind}@10")
+def _measure_fn(name: str | Measure) -> Callable[[list[str], Mapping[str, int]], float]:
+    """A measure (or its name, such as ``"nDCG@10"``) as ``fn(ranking, grades) -> float``."""
+    measure = Measure(name)
+    kind, k = measure.kind, measure.cutoff
     if kind == "R":
         return lambda ids, grades: recall_at(ids, grades, k)
     if kind == "P":
@@ -187,17 +177,6 @@ class Evaluation(dict):
     def __init__(self, scores: dict[str, dict[str, float]], excluded: Sequence[str]):
         super().__init__(scores)
         self.excluded: list[str] = list(excluded)
-
-
-def parse_measures(names: str | Sequence[str]) -> list[str]:
-    """Validate measure names (a comma-separated string or a list); unknown ones are an error."""
-    items = [n.strip() for n in names.split(",")] if isinstance(names, str) else [str(n).strip() for n in names]
-    items = [n for n in items if n]
-    if not items:
-        raise GabaritoError("no measure named")
-    for name in items:
-        _measure_fn(name)
-    return items
 
 
 def evaluate(run: Run, qrels: Qrels, measures: Sequence[str]) -> Evaluation:

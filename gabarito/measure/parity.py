@@ -15,7 +15,7 @@ What ArcadeDB 26.10 computes (read from ``arcadedb-engine-26.10.2.jar``:
 
 bm25s with ``method="lucene"`` uses the same idf and the same saturation without the constant
 factor ``k1 + 1`` (which changes no ranking; :class:`BM25Reference` multiplies it back so the
-scores are comparable). :func:`lucene_standard_tokens` reproduces the StandardAnalyzer with the
+scores are comparable). :func:`gabarito.retrieval.analyzer.lucene_standard_tokens` reproduces the StandardAnalyzer with the
 ``regex`` module's UAX #29 word boundaries. Tokens longer than 255 characters (which Lucene
 splits) and emoji (which Lucene keeps) are the known differences; neither occurs in the classic
 collections.
@@ -28,39 +28,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from gabarito.measure import metrics
 from gabarito.errors import GabaritoError
+from gabarito.measure import metrics
+from gabarito.retrieval.analyzer import lucene_standard_tokens
 
 #: ArcadeDB's FULL_TEXT defaults (FullTextIndexMetadata.DEFAULT_BM25_K1 / DEFAULT_BM25_B).
 ARCADEDB_BM25_K1 = 1.2
 ARCADEDB_BM25_B = 0.75
-
-_WORD_BREAK = None
-_HAS_WORD_CHAR = None
-
-
-def _patterns():
-    global _WORD_BREAK, _HAS_WORD_CHAR
-    if _WORD_BREAK is None:
-        try:
-            import regex
-        except ImportError as exc:  # pragma: no cover - regex ships with transformers
-            raise GabaritoError("the 'regex' package is needed for Lucene-like tokenization") from exc
-        _WORD_BREAK = regex.compile(r"\b", flags=regex.WORD | regex.V1)
-        _HAS_WORD_CHAR = regex.compile(r"[\p{L}\p{N}]")
-    return _WORD_BREAK, _HAS_WORD_CHAR
-
-
-def lucene_standard_tokens(text: str) -> list[str]:
-    """Tokens as Lucene's ``StandardAnalyzer`` (no stop words) makes them: split at UAX #29 word
-    boundaries, keep the segments holding a letter or digit, lower-case them.
-
-    ``"Don't e-mail the U.S.A. 3.5"`` -> ``["don't", "e", "mail", "the", "u.s.a", "3.5"]``."""
-    if not isinstance(text, str):
-        raise GabaritoError(f"can only tokenize text, not {type(text).__name__}")
-    breaks, word = _patterns()
-    return [part.lower() for part in breaks.split(text) if word.search(part)]
-
 
 class BM25Reference:
     """bm25s over ``docs`` with ArcadeDB's scoring: Lucene idf, ``k1``/``b`` as given, questions

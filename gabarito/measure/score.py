@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from gabarito.core.measures import parse_measures
 from gabarito.errors import GabaritoError
 from gabarito.measure import metrics, stats
 from gabarito.measure.report import Report
@@ -68,7 +69,7 @@ def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: 
     """
     if not runs:
         raise GabaritoError("nothing to score: no run given")
-    measures = metrics.parse_measures(measures)
+    measures = parse_measures(measures)
     per_query = per_query_values(runs, qrels, measures)
     judged = sorted(next(iter(per_query.values()))[measures[0]])
     qids = list(order) if order is not None else judged

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Run, by_score
+from gabarito.core.runs import Run, by_score
 
 Fused = list[tuple[str, float]]
 RankedLists = Mapping[str, Sequence[tuple[str, float]]]

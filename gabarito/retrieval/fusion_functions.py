@@ -2,7 +2,7 @@
 
 Every function reads each input run to ``depth`` (a document found only below ``depth``
 contributes nothing), works query by query over the queries of the first run, and returns a
-:class:`~gabarito.measure.runs.Run` (ties by doc id). Conventions, stated because libraries differ:
+:class:`~gabarito.core.runs.Run` (ties by doc id). Conventions, stated because libraries differ:
 
 * **Score normalization** (per query, per input list, over the documents of that list):
   ``minmax`` maps the list's scores to [0, 1] (``(s - min) / (max - min)``; a list whose scores
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 from gabarito.retrieval.fusion import rrf_term
 
 Pairs = Sequence[tuple[str, float]]

@@ -15,7 +15,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import by_score
+from gabarito.core.runs import by_score
+from gabarito.retrieval.analyzer import lucene_standard_tokens
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -29,8 +30,6 @@ ENGLISH_STOP = frozenset(
 def tokenize(text: str, stop: frozenset[str] = frozenset()) -> list[str]:
     """Lower-case tokens as ArcadeDB's standard (Lucene) analyzer splits them -- UAX #29 word
     boundaries, so ``foo:bar`` and ``e.g`` stay one token as they do in the database -- minus ``stop``."""
-    from gabarito.measure.parity import lucene_standard_tokens
-
     return [t for t in lucene_standard_tokens(text) if t not in stop]
 
 

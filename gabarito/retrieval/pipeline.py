@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 from gabarito.retrieval.fusion import rrf_runs
 from gabarito.retrieval.protocol import Queries, Retriever
 

@@ -12,7 +12,7 @@ Two small adapters make one out of any engine's per-question search function:
 * :class:`VectorRetriever` wraps ``fn(vector, depth) -> [(doc_id, score), ...]`` and the encoder
   whose query vectors it needs (ArcadeDB ``LSM_VECTOR``, exact cosine, ...).
 
-Their :class:`~gabarito.measure.runs.Run` orders each list by (-score, doc id). While ``fn``
+Their :class:`~gabarito.core.runs.Run` orders each list by (-score, doc id). While ``fn``
 runs, :func:`current_question` is the id of the question it searches (an engine names it in a
 notice), and an error it raises is raised again as one line naming that question.
 """
@@ -27,7 +27,7 @@ from typing import Callable, Iterator, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 
 Pairs = list[tuple[str, float]]
 _QUESTION: ContextVar[str | None] = ContextVar("gabarito_question", default=None)

@@ -112,7 +112,7 @@ def check_results_gold(results_path: str | Path) -> dict[str, str]:
 
 def write_trec_run(path: str | Path, run: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> Path:
     """TREC run format: ``qid Q0 docid rank score tag`` (rank from 1, as ranked here)."""
-    from gabarito.measure.runs import trec_run_lines
+    from gabarito.core.runs import trec_run_lines
 
     return atomic_write_text(path, "\n".join(trec_run_lines(run, tag)) + "\n")
 

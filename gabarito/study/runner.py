@@ -107,14 +107,14 @@ class StudyContext:
 
     def write_run(self, method: str, run: Mapping, *, tag: str | None = None) -> Path:
         """A TREC run file ``<out>/runs/<method>.trec`` ('@' written as '_at_')."""
-        from gabarito.measure.runs import Run as RunType
+        from gabarito.core.runs import Run as RunType
 
         run = run if isinstance(run, RunType) else RunType(run)
         name = method.replace("@", "_at_")
         return run.write_trec(self.runs_dir() / f"{name}.trec", tag or f"gabarito-{method}")
 
     def write_qrels(self, name: str, qrels: Mapping) -> Path:
-        from gabarito.measure.runs import Qrels
+        from gabarito.core.runs import Qrels
 
         qrels = qrels if isinstance(qrels, Qrels) else Qrels(qrels)
         return qrels.write_trec(self.runs_dir() / f"qrels.{name}.txt")

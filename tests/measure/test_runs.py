@@ -1,7 +1,7 @@
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
 
 
 def test_run_sorts_by_score_then_doc_id_and_rejects_duplicates():

@@ -4,7 +4,7 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.measure import stats
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
 from gabarito.measure.tuning import against_baseline, choose, cross_fit, split_halves, tuning_curve
 
 QIDS = [f"q{i}" for i in range(8)]

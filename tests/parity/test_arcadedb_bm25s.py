@@ -12,7 +12,7 @@ import pytest
 
 from gabarito.measure import metrics
 from gabarito.measure.parity import BM25Reference, parity
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex
 from gabarito.retrieval.protocol import Queries, TextRetriever
 from gabarito.retrieval.reuse import open_or_build

@@ -9,11 +9,11 @@ from gabarito.measure.parity import (
     ARCADEDB_BM25_B,
     ARCADEDB_BM25_K1,
     BM25Reference,
-    lucene_standard_tokens,
     parity,
     score_agreement,
     topk_agreement,
 )
+from gabarito.retrieval.analyzer import lucene_standard_tokens
 
 
 def test_tokens_follow_uax29_like_lucene_standard_tokenizer():

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gabarito.measure import metrics
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
 from gabarito.retrieval.fusion import rrf_runs
 from gabarito.retrieval.protocol import Queries
 

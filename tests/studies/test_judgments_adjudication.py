@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gabarito.inputs.gold import verify_frozen
-from gabarito.measure.runs import Qrels
+from gabarito.core.runs import Qrels
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "case-studies" / "judgments"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 from gabarito.publish.provenance import study_module
 from gabarito.retrieval.protocol import Queries
 

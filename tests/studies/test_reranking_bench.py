@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.score_table import ScoreTable
 

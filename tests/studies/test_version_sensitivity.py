@@ -10,7 +10,7 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.measure import metrics
-from gabarito.measure.runs import Qrels, Run
+from gabarito.core.runs import Qrels, Run
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "benchmark_rrf"

@@ -13,7 +13,7 @@ from tqdm import tqdm
 from gabarito.errors import GabaritoError, stderr_line
 from gabarito.retrieval.arcadedb.analyzers import analyzer_class, lucene_escape
 from gabarito.retrieval.arcadedb.client import ArcadeClient
-from gabarito.measure.runs import by_score
+from gabarito.core.runs import by_score
 from gabarito.retrieval.protocol import current_question
 
 INFO_TYPE = "IndexInfo"

@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.runs import Run
+from gabarito.core.runs import Run
 from gabarito.retrieval.arcadedb.analyzers import lucene_escape
 from gabarito.retrieval.protocol import Queries, asking
 

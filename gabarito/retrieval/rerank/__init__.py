@@ -13,7 +13,7 @@ candidate list. The readers:
   vectors back :class:`SparseIndex`, a first stage over a whole collection.
 
 :func:`gains_and_losses` counts the questions a reranker moved into or out of the top ranks, with
-the exact sign test of :func:`gabarito.measure.stats.sign_test`.
+the exact sign test of :func:`gabarito.core.signtest.sign_test`.
 """
 
 from gabarito.retrieval.rerank.bi_encoder import BiEncoderReranker, MaxSimReranker

@@ -12,7 +12,7 @@ from typing import Protocol
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.measure.stats import sign_test
+from gabarito.core.signtest import sign_test
 from gabarito.retrieval.models import ModelSource, resolve
 
 
@@ -105,7 +105,7 @@ def gains_and_losses(before_ranks: Sequence[int | float | None] | Mapping[object
     (``None`` or ``inf`` when the gold was not retrieved), aligned by position, or two mappings
     ``{question: rank}`` with the same keys. A question is ``gained`` when the gold moves into the
     top ``cutoff``, ``lost`` when it leaves it, ``same`` otherwise (in both times, or out both
-    times). ``p`` is the exact two-sided sign test (:func:`gabarito.measure.stats.sign_test`) of gained
+    times). ``p`` is the exact two-sided sign test (:func:`gabarito.core.signtest.sign_test`) of gained
     against lost, the questions that stayed being ties; it is 1.0 when nothing moved.
     """
     if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
