@@ -9,10 +9,10 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping
 
 from gabarito.errors import GabaritoError
-from gabarito.hashing import atomic_write_json, atomic_write_text, file_mode, sha256_file  # noqa: F401 (file_mode re-exported)
+from gabarito.hashing import atomic_write_json, file_mode, sha256_file  # noqa: F401 (file_mode re-exported)
 
 from gabarito.paths import ROOT  # noqa: E402
 from gabarito.study.integrity import record as record_written  # noqa: E402
@@ -108,20 +108,6 @@ def check_results_gold(results_path: str | Path) -> dict[str, str]:
                 path=results_path,
             )
     return dict(recorded)
-
-
-def write_trec_run(path: str | Path, run: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> Path:
-    """TREC run format: ``qid Q0 docid rank score tag`` (rank from 1, as ranked here)."""
-    from gabarito.core.runs import trec_run_lines
-
-    return atomic_write_text(path, "\n".join(trec_run_lines(run, tag)) + "\n")
-
-
-def write_trec_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
-    lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
-    return atomic_write_text(path, "\n".join(lines) + "\n")
-
-
 
 
 def _truncate(fd: int, size: int) -> None:

@@ -4,7 +4,8 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, sha256_file
-from gabarito.study.records import append_jsonl, check_results_gold, provenance, write_results, write_trec_run
+from gabarito.core.runs import Run
+from gabarito.study.records import append_jsonl, check_results_gold, provenance, write_results
 
 
 def _prov(gold):
@@ -45,7 +46,7 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
 
 
 def test_trec_run_format(tmp_path):
-    write_trec_run(tmp_path / "r.trec", {"q1": [("d1", 2.0), ("d2", 1.0)]}, tag="t")
+    Run({"q1": [("d2", 1.0), ("d1", 2.0)]}).write_trec(tmp_path / "r.trec", tag="t")
     assert (tmp_path / "r.trec").read_text().splitlines() == ["q1 Q0 d1 1 2.000000 t", "q1 Q0 d2 2 1.000000 t"]
 
 
