@@ -16,12 +16,12 @@ hit@1 changed.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
 
+from gabarito.core.measures import Measure
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.runlog import read_log, warn_damaged
 from gabarito.inputs.textfiles import TOO_DEEP
@@ -35,7 +35,8 @@ __all__ = ["VARIABLES", "load_runs", "config_differences", "measure_values", "co
 #: The settings compared between runs (``corpus`` is the documents' content hash).
 VARIABLES = ("corpus", "segmentation", "prefix_title", "model", "method", "engine", "analyzer", "k",
              "chunk_depth", "rrf_k", "fusion", "fusion_in", "reranker", "rerank_n")
-_MEASURE = re.compile(r"^(m?rr|hit)@([1-9][0-9]*)$", re.IGNORECASE)
+#: The measures a run record can be compared on (from its returned documents and expected answers).
+COMPARED_KINDS = ("RR", "hit")
 
 
 # --- loading ---------------------------------------------------------------------------------
@@ -148,12 +149,15 @@ def setting_details(a: dict, b: dict, limit: int = 3) -> list[str]:
 
 
 def _parse_measure(measure: str) -> tuple[str, int, str]:
-    m = _MEASURE.match(measure.strip()) if isinstance(measure, str) else None
-    if not m:
+    """``(kind, n, canonical name)`` of ``RR@n`` or ``hit@n``, parsed by
+    :class:`gabarito.core.measures.Measure` (case-insensitive; ``MRR@n`` is ``RR@n``)."""
+    try:
+        parsed = Measure.parse(measure, loose=True)
+    except GabaritoError:
+        parsed = None
+    if parsed is None or parsed.kind not in COMPARED_KINDS or parsed.cutoff is None:
         raise GabaritoError(f"unknown measure {measure!r}; use RR@n or hit@n (e.g. RR@10, hit@1)")
-    kind = "hit" if m.group(1).lower() == "hit" else "RR"
-    n = int(m.group(2))
-    return kind, n, f"{kind}@{n}"
+    return parsed.kind, parsed.cutoff, str(parsed)
 
 
 def measure_values(record: dict, measure: str) -> dict[str, float]:

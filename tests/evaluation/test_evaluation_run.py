@@ -333,6 +333,30 @@ def test_compare_counts_wins_losses_and_flips(corpus, cache):
         compare_runs([base, other], "RR@10")
 
 
+@pytest.mark.parametrize("name", ["RR@5", "mrr@5", " HIT@1 ", "hit@3", "nDCG@5", "RR", "RR@x", "P@1", "rr@0"])
+def test_compare_parses_measure_names_as_measure_does(corpus, cache, name):
+    """compare reads a measure name through gabarito.core.measures.Measure (loosely: any case,
+    MRR@n is RR@n) and keeps the kinds a run record can give, RR@n and hit@n."""
+    from gabarito.core.measures import Measure
+
+    base = run(corpus, cache)
+    base["run_id"] = "A"
+    other = improved(base, "B")
+    q1 = rows(other)["q1"]  # a loss for the win on q3: the summary's top-1 still holds
+    q1["returned"] = [q1["returned"][1], q1["returned"][0], *q1["returned"][2:]]
+    try:
+        parsed = Measure.parse(name, loose=True)
+    except GabaritoError:
+        parsed = None
+    if parsed is None or parsed.kind not in ("RR", "hit") or parsed.cutoff is None:
+        with pytest.raises(GabaritoError, match=re.escape(f"unknown measure {name!r}")):
+            compare_runs([base, other], name)
+        return
+    result = compare_runs([base, other], name)
+    assert result["measure"] == str(parsed) and str(parsed) in result["pairs"][0]["tests"]
+    assert result["pairs"][0]["tests"][str(parsed)] == compare_runs([base, other], str(parsed))["pairs"][0]["tests"][str(parsed)]
+
+
 def test_compare_refuses_different_gold(corpus, cache):
     base = run(corpus, cache)
     other = improved(base, "B")
