@@ -10,9 +10,9 @@ Conventions (the run record's):
 * ``false_positive`` is the top-1 document when it is not relevant (for an unanswerable query:
   whatever came first), else ``""``.
 * ``measures`` (when the run asks for any, see :data:`GRADED_DEFAULT`): each named measure of
-  :func:`gabarito.measure.metrics.evaluate` on the query's whole ranked document list (every
-  document of the ``chunk_depth`` chunks retrieved, not only the top ``k``), with its graded
-  judgments when the evaluation has them.
+  :func:`gabarito.measure.metrics.evaluate` (through the scorer, all queries in one call) on the
+  query's whole ranked document list (every document of the ``chunk_depth`` chunks retrieved,
+  not only the top ``k``), with its graded judgments when the evaluation has them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any, Mapping, Sequence
 
 from gabarito.evaluation.config import HIT_AT
 from gabarito.inputs.segment import Chunk, collapse_to_documents
-from gabarito.measure import metrics
-from gabarito.measure.score import intervals
+from gabarito.core.runs import Qrels
+from gabarito.measure.score import intervals, per_query_values
 from gabarito.measure.stats import DEFAULT_SEED
 
 #: Measures added by default when questions have several relevant documents or graded judgments.
@@ -46,33 +46,59 @@ def default_measures(queries: Sequence) -> tuple[str, ...]:
     return ()
 
 
-def query_row(query, ranked_chunks: list[tuple[str, float]], chunks_by_id: dict[str, Chunk], k: int,
-              measures: Sequence[str] = ()) -> dict:
-    """One row of the spreadsheet (see the module docstring)."""
-    all_docs = collapse_to_documents(ranked_chunks, chunks_by_id)
-    docs = all_docs[:k]
-    best_chunk: dict[str, str] = {}
-    for chunk_id, _ in ranked_chunks:
-        best_chunk.setdefault(chunks_by_id[chunk_id].doc_id, chunk_id)
-    returned = [{"id": d, "score": float(s), "segment": best_chunk[d]} for d, s in docs]
+def _row(query, all_docs: list[tuple[str, float]], best_chunk: Mapping[str, str], k: int) -> dict:
+    """One row of the spreadsheet without its measures (filled in by :func:`query_rows`)."""
+    returned = [{"id": d, "score": float(s), "segment": best_chunk[d]} for d, s in all_docs[:k]]
     ids = [r["id"] for r in returned]
     expected = list(query.relevant_ids)
-    answerable = bool(expected)
-    row: dict[str, Any] = {
+    return {
         "id": query.id, "query": query.query, "type": query.type, "severity": query.severity,
-        "answerable": answerable, "expected": expected, "returned": returned,
+        "answerable": bool(expected), "expected": expected, "returned": returned,
+        "false_positive": ids[0] if ids and ids[0] not in set(expected) else "",
+        "top_score": returned[0]["score"] if returned else None,
+        "top_segment": returned[0]["segment"] if returned else "",
     }
-    for n in HIT_AT:
-        row[f"hit@{n}"] = (bool(metrics.hit_at(ids, expected, n)) if n <= k else None) if answerable else None
-    row["rr"] = metrics.reciprocal_rank(ids, expected, None) if answerable else None
-    row["false_positive"] = ids[0] if ids and ids[0] not in set(expected) else ""
-    row["top_score"] = returned[0]["score"] if returned else None
-    row["top_segment"] = returned[0]["segment"] if returned else ""
-    if measures:
-        deep = [d for d, _ in all_docs]
-        values = metrics.evaluate({query.id: deep}, {query.id: grades_of(query)}, measures)
-        row["measures"] = {m: (v[query.id] if query.id in v else None) for m, v in values.items()}
-    return row
+
+
+def query_rows(queries: Sequence, run: Mapping[str, list[tuple[str, float]]], chunks_by_id: dict[str, Chunk],
+               k: int, measures: Sequence[str] = ()) -> list[dict]:
+    """The rows of every query (see the module docstring), scored in one call of the scorer
+    (:func:`gabarito.measure.score.per_query_values`): ``hit@n`` and ``rr`` on the top ``k``
+    returned documents against the expected ids, the named ``measures`` on each query's whole
+    document list against its judgments. A value the scorer leaves out (a query with nothing
+    relevant) is ``None``."""
+    rows, top, deep, grades = [], {}, {}, {}
+    for query in queries:
+        ranked_chunks = run[query.id]
+        all_docs = collapse_to_documents(ranked_chunks, chunks_by_id)
+        best_chunk: dict[str, str] = {}
+        for chunk_id, _ in ranked_chunks:
+            best_chunk.setdefault(chunks_by_id[chunk_id].doc_id, chunk_id)
+        row = _row(query, all_docs, best_chunk, k)
+        rows.append(row)
+        top[query.id] = [r["id"] for r in row["returned"]]
+        deep[query.id] = [d for d, _ in all_docs]
+        grades[query.id] = grades_of(query)
+    hits = [f"hit@{n}" for n in HIT_AT if n <= k]
+    shallow = per_query_values({"top": top}, Qrels.from_lists({r["id"]: r["expected"] for r in rows}),
+                               [*hits, "RR"])["top"]
+    graded = per_query_values({"deep": deep}, grades, measures)["deep"] if measures else {}
+    for row in rows:
+        qid, answerable = row["id"], row["answerable"]
+        for n in HIT_AT:
+            name = f"hit@{n}"
+            row[name] = bool(shallow[name][qid]) if answerable and name in shallow else None
+        row["rr"] = shallow["RR"][qid] if answerable else None
+        if measures:
+            row["measures"] = {m: values.get(qid) for m, values in graded.items()}
+    return [_ordered(row) for row in rows]
+
+
+def _ordered(row: dict) -> dict:
+    """The row's keys in the record's order (hit@n and rr before false_positive)."""
+    head = ("id", "query", "type", "severity", "answerable", "expected", "returned",
+            *(f"hit@{n}" for n in HIT_AT), "rr", "false_positive", "top_score", "top_segment", "measures")
+    return {key: row[key] for key in head if key in row}
 
 
 def _group(rows: Sequence[dict], k: int, seed: int, measures: Sequence[str]) -> dict:

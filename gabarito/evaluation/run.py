@@ -33,7 +33,7 @@ from gabarito import __version__
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import EvalConfig, _path_sha256, config_hash
 from gabarito.evaluation.engines import open_retrievers
-from gabarito.evaluation.rows import default_measures, query_row, summarize
+from gabarito.evaluation.rows import default_measures, query_rows, summarize
 from gabarito.inputs.documents import corpus_sha256, evaluation_sha256
 from gabarito.inputs.segment import describe, segment
 from gabarito.retrieval.fusion_functions import parse_fusion
@@ -161,7 +161,7 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         t0 = time.perf_counter()
         run = SecondReading(reader, {c.id: c.text for c in chunks}, cfg.rerank_n)(asked, run)
         timings["rerank_s"] = time.perf_counter() - t0
-    rows = [query_row(q, run[q.id], chunks_by_id, cfg.k, measures) for q in queries]
+    rows = query_rows(queries, run, chunks_by_id, cfg.k, measures)
     t0 = time.perf_counter()
     summary = summarize(rows, cfg.k, measures=measures)  # intervals: part of the time a user waits
     timings["summary_s"] = time.perf_counter() - t0
