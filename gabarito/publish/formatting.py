@@ -63,6 +63,18 @@ def ms(value: float | None, digits: int = 1) -> str:
     return f"{num(value, digits)} ms"
 
 
+#: From this many milliseconds on, :func:`duration` speaks in hours.
+HOURS_FROM_MS = 2 * 3_600_000
+
+
+def duration(value: float | None) -> str:
+    """A long duration given in milliseconds: as :func:`ms` below two hours, in hours from
+    there on (``24_100_000 -> '6,7 h'``)."""
+    if value is not None and abs(value) >= HOURS_FROM_MS:
+        return f"{num(value / 3_600_000, 1)} h"
+    return ms(value)
+
+
 def seconds(value: float | None, digits: int | None = None) -> str:
     """A duration in seconds: ``0.259 -> '0,26 s'``, ``196.5 -> '196,5 s'``, ``1118 -> '18,6 min'``."""
     if value is None:

@@ -1,12 +1,26 @@
-"""What the reranking page computes from ``rerankers.json`` (the cross-encoder trained here):
-small reshapes of the committed results, so the notebook only reads and draws."""
+"""What the reranking chapter states about the cross-encoder trained here (``rerankers.json``,
+and ``rerankers_budget.json`` for the reader trained longer): the headline
+(:func:`headline`), the tables' rows, and the choices a sentence needs. Paired tests are read
+through :class:`gabarito.measure.report.Report`; the thresholds a sentence depends on are stated
+once, below. No prose here: the page writes the words.
+"""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
 
+from gabarito.measure.report import ALPHA, Report
+from gabarito.publish.verdicts import span
+
 STAGES = ("bm25", "dense", "rrf")
+#: The N the chapter reads the trained reader at (the helpcenter study's headline N).
+HEADLINE_N = 20
+#: The measure of the classic collections' tables.
+MEASURE = "nDCG@10"
+#: An AUC against hard negatives at or above this on the held-out collection counts as
+#: "separates the candidates that matter"; below it, close to a coin (0.5).
+SEPARATES = 0.6
 
 
 def folds(res: Mapping) -> list[str]:
@@ -23,18 +37,27 @@ def variant(stage: str, n: int) -> str:
 
 def test_row(stage_result: Mapping, stage: str, n: int, measure: str) -> dict:
     """The paired test of the reranked top ``n`` against its first stage, oriented as
-    reranked minus first stage (wins are questions the second reading improved)."""
-    name = variant(stage, n)
-    for t in stage_result["tests"]:
-        if t["measure"] != measure:
-            continue
-        if t["a"] == name and t["b"] == stage:
-            return {"diff": t["mean_diff"], "ci": [t["ci_low"], t["ci_high"]], "p_holm": t["p_holm"],
-                    "gained": t["wins"], "lost": t["losses"], "same": t["ties"]}
-        if t["a"] == stage and t["b"] == name:
-            return {"diff": -t["mean_diff"], "ci": [-t["ci_high"], -t["ci_low"]], "p_holm": t["p_holm"],
-                    "gained": t["losses"], "lost": t["wins"], "same": t["ties"]}
-    raise KeyError(f"no test of {name} against {stage} on {measure}")
+    reranked minus first stage (gained are questions the second reading improved)."""
+    c = Report.from_dict(stage_result).compare(variant(stage, n), stage, measure)
+    return {"diff": c.diff, "ci": list(c.ci) if c.ci else None, "p_holm": c.p_holm,
+            "gained": c.wins, "lost": c.losses, "same": c.ties, "verdict": c.verdict}
+
+
+def headline(results: Mapping, measure: str = MEASURE, n: int = HEADLINE_N, alpha: float = ALPHA) -> dict:
+    """Over every (held-out collection, first stage): how many the second reading of the top
+    ``n`` improved or worsened on ``measure`` with a Holm-corrected p below ``alpha``.
+
+    Returns ``{"n", "measure", "total", "better", "worse", "folds"}`` (better and worse as lists
+    of ``{"held_out", "stage", "diff"}``)."""
+    better, worse, total = [], [], 0
+    for held, fold in results["folds"].items():
+        for stage, s in fold["first_stages"].items():
+            total += 1
+            c = Report.from_dict(s).compare(variant(stage, n), stage, measure)
+            if c.p_holm < alpha and c.direction:
+                (better if c.direction > 0 else worse).append({"held_out": held, "stage": stage, "diff": c.diff})
+    return {"n": n, "measure": measure, "total": total, "better": better, "worse": worse,
+            "folds": list(results["folds"])}
 
 
 def training_rows(res: Mapping) -> list[dict]:
@@ -50,7 +73,7 @@ def training_rows(res: Mapping) -> list[dict]:
     return out
 
 
-def headline_rows(res: Mapping, measure: str = "nDCG@10", n: int = 20) -> list[dict]:
+def headline_rows(res: Mapping, measure: str = MEASURE, n: int = HEADLINE_N) -> list[dict]:
     """Per held-out collection and first stage: before, after reading the top ``n`` again, the
     difference with its interval, Holm p, gained/lost questions, and the ceiling recall@n."""
     out = []
@@ -64,7 +87,7 @@ def headline_rows(res: Mapping, measure: str = "nDCG@10", n: int = 20) -> list[d
     return out
 
 
-def sweep_points(res: Mapping, measure: str = "nDCG@10") -> list[dict]:
+def sweep_points(res: Mapping, measure: str = MEASURE) -> list[dict]:
     """One point per (held-out collection, first stage, N): the value after reading the top N
     again, and ``before``, the first stage's own value."""
     pts = []
@@ -82,6 +105,7 @@ def cost(res: Mapping) -> dict:
     per = {held: f["cost"] for held, f in res["folds"].items()}
     median = statistics.median(c["ms_per_pair"] for c in per.values())
     return {"per_fold": per, "median_ms_per_pair": median, "all_valid": all(c["valid"] for c in per.values()),
+            "busy": [held for held, c in per.items() if not c["valid"]],
             "funnel": [{"n": n, "ms_per_question": n * median} for n in ns(res)]}
 
 
@@ -108,7 +132,7 @@ def separability_rows(res: Mapping) -> list[dict]:
     return out
 
 
-def reader_input_rows(res: Mapping, measure: str = "nDCG@10") -> list[dict]:
+def reader_input_rows(res: Mapping, measure: str = MEASURE) -> list[dict]:
     """Per fold and first stage: the reading of the top N with the text as indexed and with the
     abstract alone, the difference (alone minus as indexed) and its Holm p; folds without titles
     give one row with ``why``."""
@@ -120,11 +144,10 @@ def reader_input_rows(res: Mapping, measure: str = "nDCG@10") -> list[dict]:
             continue
         for stage in STAGES:
             base, alone = f"{stage}+ce@{ri['n']}", f"{stage}+ce@{ri['n']} sem título"
-            t = next(t for t in ri[stage]["tests"] if t["measure"] == measure)
-            sign = 1 if t["a"] == alone else -1
-            out.append({"held_out": held, "stage": stage, "n": ri["n"], "as_indexed": ri[stage]["metrics"][base][measure],
-                        "alone": ri[stage]["metrics"][alone][measure], "diff": sign * t["mean_diff"],
-                        "p_holm": t["p_holm"], "why": None})
+            report = Report.from_dict(ri[stage])
+            c = report.compare(alone, base, measure)
+            out.append({"held_out": held, "stage": stage, "n": ri["n"], "as_indexed": report.mean(base, measure),
+                        "alone": report.mean(alone, measure), "diff": c.diff, "p_holm": c.p_holm, "why": None})
     return out
 
 
@@ -136,7 +159,7 @@ def latency_rows(res: Mapping) -> list[dict]:
 
 # -- the lesson sections: the funnel, the common mistakes, the exercises ---------------------------
 
-def whole_collection(res: Mapping, n: int = 20, extra_sizes: tuple[int, ...] = ()) -> dict:
+def whole_collection(res: Mapping, n: int = HEADLINE_N, extra_sizes: tuple[int, ...] = ()) -> dict:
     """The funnel's arithmetic at the median cost per pair: reading every document of each
     collection again, per question, against reading only the top ``n``; ``extra_sizes`` adds
     collections of a given size that were not measured (``collection`` None), smallest first."""
@@ -146,7 +169,10 @@ def whole_collection(res: Mapping, n: int = 20, extra_sizes: tuple[int, ...] = (
     sizes += [(None, s) for s in extra_sizes]
     rows = [{"collection": name, "n_docs": d, "ms_all": d * ms, "ms_top_n": n * ms, "times": d / n}
             for name, d in sorted(sizes, key=lambda x: x[1])]
-    return {"ms_per_pair": ms, "n": n, "valid": c["all_valid"], "rows": rows}
+    measured = [r for r in rows if r["collection"]]
+    return {"ms_per_pair": ms, "n": n, "valid": c["all_valid"], "rows": rows,
+            "largest": max(measured, key=lambda r: r["n_docs"]),
+            "unmeasured": [r for r in rows if not r["collection"]]}
 
 
 def pairs_in_budget(ms_per_pair: float, budget_ms: float, overhead_ms: float = 0.0) -> int:
@@ -155,7 +181,7 @@ def pairs_in_budget(ms_per_pair: float, budget_ms: float, overhead_ms: float = 0
     return max(int((budget_ms - overhead_ms) // ms_per_pair), 0)
 
 
-def n_extremes(res: Mapping, measure: str = "nDCG@10") -> list[dict]:
+def n_extremes(res: Mapping, measure: str = MEASURE) -> list[dict]:
     """Per held-out collection and first stage: the first stage alone, the best N of the sweep
     and its value, and the value at the smallest and at the largest N read again."""
     out = []
@@ -171,9 +197,9 @@ def n_extremes(res: Mapping, measure: str = "nDCG@10") -> list[dict]:
     return out
 
 
-def ceiling_range(res: Mapping, n: int = 20) -> dict:
+def ceiling_range(res: Mapping, n: int = HEADLINE_N) -> dict:
     """The lowest and highest ceiling (recall@n of the first stage) over collections and stages."""
-    rows = [r for r in headline_rows(res, "nDCG@10", n) if r["ceiling"] is not None]
+    rows = [r for r in headline_rows(res, MEASURE, n) if r["ceiling"] is not None]
     lo, hi = min(rows, key=lambda r: r["ceiling"]), max(rows, key=lambda r: r["ceiling"])
     return {"n": n, "lowest": lo, "highest": hi}
 
@@ -186,7 +212,7 @@ def _loss_tail(training: Mapping, last: int = 5) -> float | None:
     return statistics.fmean(v for _, v in curve) if curve else None
 
 
-def budget_rows(base: Mapping, more: Mapping, measure: str = "nDCG@10", n: int = 20) -> list[dict]:
+def budget_rows(base: Mapping, more: Mapping, measure: str = MEASURE, n: int = HEADLINE_N) -> list[dict]:
     """Per fold of ``more`` (``train_budget.py``) and first stage: the first stage alone, the
     top ``n`` read again by the baseline reader (``rerankers.json``) and by the one trained
     longer, and the paired test of longer minus baseline (randomization p, Holm-corrected over the
@@ -226,3 +252,45 @@ def budget_training(base: Mapping, more: Mapping) -> list[dict]:
                         "stopped_by": t["stopped_by"], "loss_tail": _loss_tail(t),
                         "auc_held_out": fold["separability"]["held_out"]["auc"], "sha256": t["weights_sha256"]})
     return out
+
+
+
+# -- the sentences beside the tables ---------------------------------------------------------------
+
+def separability_summary(rows: list[dict], threshold: float = SEPARATES) -> dict:
+    """The AUC's range (lowest, highest) per where the pairs came from and kind of negative,
+    over every row of :func:`separability_rows`; the largest spread of scores; and whether the
+    best AUC against hard negatives on the held-out collections reaches ``threshold``."""
+    ranges = {}
+    for where in dict.fromkeys(r["where"] for r in rows):
+        kinds = dict.fromkeys(k for r in rows if r["where"] == where for k in r["auc"])
+        ranges[where] = {k: span(r["auc"][k] for r in rows if r["where"] == where and k in r["auc"]) for k in kinds}
+    hard_held_out = max(r["auc"]["assumed non-relevant"] for r in rows if r["where"] == "held_out")
+    return {"ranges": ranges, "max_sd": max(r["max_sd"] for r in rows), "hard_held_out": hard_held_out,
+            "separates": hard_held_out >= threshold, "threshold": threshold}
+
+
+def headline_summary(hl: Mapping) -> dict:
+    """What the sentence under the headline table says: how many pairs changed significantly,
+    and whether some remain where the difference is within chance."""
+    changed = len(hl["better"]) + len(hl["worse"])
+    return {"changed": changed, "rest": hl["total"] - changed}
+
+
+def budget_summary(rows: list[dict], training: list[dict], alpha: float = ALPHA) -> dict:
+    """The reader trained longer against the baseline: the first stages where the difference is
+    significant after Holm (and how many favour the longer training), those where the longer
+    reader beats the first stage alone, and the baseline and longer training rows."""
+    sig = [r for r in rows if r["p_holm"] < alpha]
+    return {"n": len(rows), "significant": sig, "favour_longer": sum(1 for r in sig if r["diff"] > 0),
+            "above_alone": [r for r in rows if r["longer"] > r["alone"]],
+            "baseline": next(t for t in training if t["which"] == "baseline"),
+            "longer": next(t for t in training if t["which"] == "longer")}
+
+
+def larger_n_worse(res: Mapping, measure: str = MEASURE) -> dict:
+    """Over (held-out collection, first stage): how many read at the largest N end below the
+    smallest N, and those two N."""
+    rows = n_extremes(res, measure)
+    return {"n": len(rows), "worse": sum(1 for r in rows if r["at_largest"] < r["at_smallest"]),
+            "largest_N": max(ns(res)), "smallest_N": min(ns(res))}

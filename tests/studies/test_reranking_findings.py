@@ -1,7 +1,8 @@
-"""The reranking page's lesson sections: what they compute from the reranking study's results.json
-(case-studies/reranking/page_analysis.py) and from the trained cross-encoder's rerankers.json
-(case-studies/standard_collections/rerankers_analysis.py), on small hand-made results whose
-answers are known, and on the committed results.json read as the page reads it."""
+"""The reranking chapter's findings: what it states from the reranking study's results.json
+(studies.reranking.findings) and from the trained cross-encoder's rerankers.json
+(studies.standard_collections.reranker_findings), on small hand-made results whose answers are
+known (one vs several, p below the display floor, ties, a pair that never wins), and on the
+committed results read as the page reads them."""
 
 from __future__ import annotations
 
@@ -10,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.publish.provenance import study_module
+from studies.reranking import findings as PA
+from studies.standard_collections import reranker_findings as RA
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "reranking"
-PA = study_module(STUDY / "page_analysis.py")
-RA = study_module(ROOT / "case-studies" / "standard_collections" / "rerankers_analysis.py")
 
 
 def _lat(median, n=10, candidates=None):

@@ -1,17 +1,75 @@
-"""What the reranking page (notebooks/reranking.ipynb) derives from this study's ``results.json``
-for its lesson sections (the funnel, the cut at k, the worked example, the common mistakes and
-the exercises); no prose here. Every function returns numbers and keys; the page writes the
-sentences. What comes from ``rerankers.json`` (the cross-encoder trained here) lives in
-``case-studies/standard_collections/rerankers_analysis.py``.
+"""What the reranking chapter (notebooks/reranking.ipynb) states, computed from this study's
+``results.json``: the headline (:func:`headline`), the funnel, the cut at k, the worked example,
+the common mistakes and the exercises. Every function returns numbers, rows and the choices a
+sentence needs (which pair, which verdict); the page writes the words. The thresholds a sentence
+depends on are stated once, below. What comes from ``rerankers.json`` (the cross-encoder trained
+here) lives in :mod:`studies.standard_collections.reranker_findings`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from gabarito.measure.stats import ALPHA, holm
+
+#: The cuts at k the chapter counts (what enters a prompt), and the one its sentences read.
+CUTS = (1, 3, 5)
+CUT = 3
+#: The budget (ms per question, for the second reading only) of the chapter's first exercise.
+EXERCISE_BUDGET_MS = 1000.0
+#: A corpus size that was not measured, only multiplied (the funnel's last row).
+HYPOTHETICAL_CORPUS = 1_000_000
 
 def headline_n(res: Mapping) -> int:
     return int(res["provenance"]["parameters"]["headline_N"])
+
+
+def headline(results: Mapping, alpha: float = ALPHA) -> dict:
+    """The chapter's headline (its first screen and the home page): which (first stage, reader)
+    pairs change the first-place hits, with the exact sign test's p corrected for all the pairs at
+    once (Holm); and the pair whose MRR changed most (``largest_mrr``).
+
+    Returns ``{"N", "n", "rows": [{"first_stage", "reader", "gained", "lost", "p", "p_holm",
+    "before", "after"}], "better", "worse", "better_raw", "worse_raw", "largest_mrr"}`` (better
+    and worse as lists of rows: significant at ``alpha`` after and, ``_raw``, before the
+    correction)."""
+    rows = []
+    for h in results["headline"]:
+        c = h["cutoff1"]
+        rows.append({"first_stage": h["first_stage"], "reader": h["reader"], "gained": c["gained"], "lost": c["lost"],
+                     "p": c["p"], "before": h["before"], "after": h["after"]})
+    adjusted = holm({i: r["p"] for i, r in enumerate(rows)}) if rows else {}
+    for i, r in enumerate(rows):
+        r["p_holm"] = adjusted[i]
+
+    def pick(key: str, up: bool) -> list[dict]:
+        return [r for r in rows if r[key] < alpha and (r["gained"] > r["lost"]) == up and r["gained"] != r["lost"]]
+
+    largest = max(rows, key=lambda r: r["after"]["mrr"] - r["before"]["mrr"]) if rows else None
+    return {"N": results["provenance"]["parameters"]["headline_N"], "n": len(rows), "rows": rows,
+            "better": pick("p_holm", True), "worse": pick("p_holm", False),
+            "better_raw": pick("p", True), "worse_raw": pick("p", False), "largest_mrr": largest}
+
+
+def by_reader(rows: Sequence[Mapping]) -> list[dict]:
+    """Pairs grouped by reader, in the order they came: ``[{"reader", "first_stages": [...]}]``,
+    so that a sentence names each reader once ("r sobre a, b e c")."""
+    out: dict[str, list] = {}
+    for r in rows:
+        out.setdefault(r["reader"], []).append(r["first_stage"])
+    return [{"reader": k, "first_stages": v} for k, v in out.items()]
+
+
+def significance(hl: Mapping) -> list[dict]:
+    """For each direction (``"better"``, then ``"worse"``): the pairs significant before the
+    correction, those still significant after it (grouped by reader), and whether the correction
+    kept every one of them (``all_kept``: a sentence then says so instead of naming them twice)."""
+    out = []
+    for way in ("better", "worse"):
+        raw, kept = hl[f"{way}_raw"], hl[way]
+        out.append({"direction": way, "raw": by_reader(raw), "n_raw": len(raw), "kept": by_reader(kept),
+                    "n_kept": len(kept), "all_kept": bool(raw) and len(kept) == len(raw)})
+    return out
 
 
 # -- ranks of the gold chunk ---------------------------------------------------------------------
@@ -147,6 +205,14 @@ def sweep_extremes(res: Mapping, measure: str = "mrr") -> list[dict]:
     return out
 
 
+def sweep_drop(res: Mapping, measure: str = "mrr") -> dict:
+    """Over the sweep's (first stage, reader) pairs: how many end, at the largest N, below their
+    best N, and the pair with the largest such drop."""
+    ext = sweep_extremes(res, measure)
+    return {"n": len(ext), "fell": sum(1 for e in ext if e["at_largest"] < e["best"]),
+            "largest": max(ext, key=lambda e: e["best"] - e["at_largest"])}
+
+
 def hit1_changes(res: Mapping) -> dict:
     """At the headline N: how many (first stage, reader) pairs lower the first-place hits, raise
     them, or leave them, and the largest drop."""
@@ -190,7 +256,7 @@ def load_and_repeat(res: Mapping) -> dict:
             "load_after": load["after"][0], "twice": twice, "worst": worst}
 
 
-def raw_significant(res: Mapping, alpha: float = 0.05) -> int:
+def raw_significant(res: Mapping, alpha: float = ALPHA) -> int:
     """How many (first stage, reader) pairs have a sign-test p below ``alpha`` before any
     correction for the number of pairs compared."""
     return sum(1 for h in res["headline"] if h["cutoff1"]["p"] < alpha)
@@ -215,3 +281,74 @@ def threshold_drift(res: Mapping) -> dict:
     return {"scorers": rows, "worst": worst, "fell": sum(1 for r in rows.values() if r["drop"] > 0),
             "n": len(rows), "lowest": min(found, key=lambda k: rows[k]["threshold"]) if found else None,
             "highest": max(found, key=lambda k: rows[k]["threshold"]) if found else None}
+
+
+# -- the sentences beside the tables -------------------------------------------------------------
+
+def at_n(funnel_: Mapping, n: int) -> dict:
+    """The row of a reader's funnel timed at ``n`` candidates."""
+    return next(r for r in funnel_["rows"] if r["N"] == n)
+
+
+def slowest_per_candidate(funnels: Mapping[str, Mapping], n: int) -> dict:
+    """The funnel of the reader that costs most per candidate at ``n``."""
+    return max(funnels.values(), key=lambda f: at_n(f, n)["ms_per_candidate"])
+
+
+def rank_change(before: int | None, after: int | None) -> str:
+    """``"up"``, ``"down"`` or ``"same"``: where a reader moved the gold chunk (None: not listed)."""
+    if after == before:
+        return "same"
+    return "up" if after is not None and (before is None or after < before) else "down"
+
+
+def example_extremes(example: Mapping) -> dict:
+    """The readers of the worked example that put the gold chunk highest and lowest (a reader
+    that dropped it from the list counts as lowest)."""
+    ordered = sorted(example["after"].items(), key=lambda kv: (kv[1] is None, kv[1]))
+    return {"highest": {"reader": ordered[0][0], "rank": ordered[0][1]},
+            "lowest": {"reader": ordered[-1][0], "rank": ordered[-1][1]}}
+
+
+def move_balance(res: Mapping, stages: Sequence[str], readers: Sequence[str], k: int = CUT) -> dict:
+    """Over every (first stage, reader): the best and the worst balance of questions brought
+    into the top ``k`` against those pushed out of it."""
+    moves = [moves_at_k(res, s, r, k) for s in stages for r in readers]
+    return {"best": max(moves, key=lambda m: (m["entered"] - m["left"], m["entered"])),
+            "worst": min(moves, key=lambda m: (m["entered"] - m["left"], -m["left"]))}
+
+
+def beyond_range(cuts: Mapping[str, Mapping]) -> dict:
+    """The first stages that leave the fewest and the most questions beyond the ``n`` candidates
+    (every row of the cut table between them)."""
+    ordered = sorted(cuts.values(), key=lambda c: c["beyond"])
+    return {"fewest": ordered[0], "most": ordered[-1], "n_questions": ordered[0]["n_questions"]}
+
+
+def ceiling_exercise(res: Mapping, hl: Mapping, stages: Sequence[str]) -> dict:
+    """The first stage with the largest room between first-place hits and the ceiling at N, its
+    hits, recall at N and at 5, and the best first-place hits a reader reached over it."""
+    n = headline_n(res)
+    stage = max(stages, key=lambda s: res["first_stages"][s][f"recall@{n}"] - res["first_stages"][s]["hit@1"])
+    fs = res["first_stages"][stage]
+    best = max(r["after"]["hit@1"] for r in hl["rows"] if r["first_stage"] == stage)
+    return {"stage": stage, "n": n, "hit1": fs["hit@1"], "recall_n": fs[f"recall@{n}"], "recall_5": fs["recall@5"],
+            "best_after": best}
+
+
+def significance_exercise(hl: Mapping, alpha: float = ALPHA) -> dict:
+    """The pair with the most lopsided gains and losses, its p before and after Holm, and the
+    verdict: ``"corrected"`` (significant even after the correction), ``"raw_only"`` or
+    ``"none"``."""
+    row = max(hl["rows"], key=lambda r: (abs(r["gained"] - r["lost"]), r["gained"] + r["lost"]))
+    verdict = "corrected" if row["p_holm"] < alpha else "raw_only" if row["p"] < alpha else "none"
+    return {"row": row, "verdict": verdict, "alpha": alpha}
+
+
+def cut_exercise(res: Mapping, cuts: Mapping[str, Mapping], readers: Sequence[str], k: int = CUT) -> dict:
+    """The first stage with the most questions between the cut at ``k`` and the N candidates:
+    its cut row, the questions beyond N, and the reader with the best balance over it."""
+    stage = max(cuts, key=lambda s: next(r["between"] for r in cuts[s]["rows"] if r["k"] == k))
+    c = cuts[stage]
+    best = max((moves_at_k(res, stage, r, k) for r in readers), key=lambda m: (m["entered"] - m["left"], m["entered"]))
+    return {"stage": stage, "k": k, "cut": c, "row": next(r for r in c["rows"] if r["k"] == k), "best": best}
