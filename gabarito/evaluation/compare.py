@@ -26,6 +26,7 @@ from gabarito.errors import GabaritoError
 from gabarito.evaluation.runlog import read_log, warn_damaged
 from gabarito.inputs.textfiles import TOO_DEEP
 from gabarito.measure import metrics
+from gabarito.measure.score import per_query_values
 from gabarito.core.runs import Qrels
 from gabarito.measure.stats import DEFAULT_SEED, compare_methods
 
@@ -162,7 +163,7 @@ def _parse_measure(measure: str) -> tuple[str, int, str]:
 
 def measure_values(record: dict, measure: str) -> dict[str, float]:
     """``{query id: value}`` of ``RR@n`` or ``hit@n`` for the answerable queries of a run,
-    recomputed from the returned documents by :func:`gabarito.measure.metrics.evaluate`
+    recomputed from the returned documents by the scorer (:func:`gabarito.measure.score.per_query_values`)
     (``n`` may not exceed the run's ``k``)."""
     kind, n, name = _parse_measure(measure)
     k = int(record["config"]["k"])
@@ -172,7 +173,7 @@ def measure_values(record: dict, measure: str) -> dict[str, float]:
     rows = [r for r in record["per_query"] if r["answerable"]]
     run = {r["id"]: [x["id"] for x in r["returned"]] for r in rows}  # plain ids: the order as returned
     qrels = Qrels.from_lists({r["id"]: r["expected"] for r in rows})
-    values = metrics.evaluate(run, qrels, [name])[name]
+    values = per_query_values({"run": run}, qrels, [name])["run"][name]
     return {r["id"]: values[r["id"]] for r in rows}
 
 
