@@ -4,6 +4,7 @@ import random
 import ir_measures
 import pytest
 
+from gabarito.core.measures import Measure
 from gabarito.errors import GabaritoError
 from gabarito.measure.metrics import (
     as_ranking,
@@ -19,7 +20,7 @@ from gabarito.measure.metrics import (
 )
 
 MEASURES = ["R@1", "R@3", "R@5", "R@10", "R@100", "RR@10", "nDCG@5", "nDCG@10", "P@10",
-            "AP@100", "AP", "RR", "nDCG"]
+            "AP@100", "AP", "RR", "nDCG", "hit@1", "hit@10"]
 
 RANKING = ["d1", "d2", "d3", "d4", "d5"]
 GRADES = {"d2": 2, "d4": 1, "d9": 3, "d5": 0}
@@ -147,7 +148,7 @@ def _random_collection(seed: int, single_relevant: bool):
 
 
 def _ir_measures_per_query(qrels, run, names):
-    measures = [ir_measures.parse_measure(name) for name in names]
+    measures = [ir_measures.parse_measure(Measure(name).ir_measures_name) for name in names]
     their_run = {qid: dict(pairs) for qid, pairs in run.items() if pairs}
     values: dict[str, dict[str, float]] = {name: {} for name in names}
     by_str = {str(m): name for m, name in zip(measures, names)}
