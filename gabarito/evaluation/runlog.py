@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import CSV_COLUMNS
-from gabarito.study.records import append_jsonl, file_mode
+from gabarito.hashing import file_mode
+from gabarito.study.records import append_jsonl
 
 
 def _cell(value: Any) -> str:

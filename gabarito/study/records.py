@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from gabarito.errors import GabaritoError
-from gabarito.hashing import atomic_write_json, file_mode, sha256_file  # noqa: F401 (file_mode re-exported)
+from gabarito.hashing import atomic_write_json, sha256_file
 
 from gabarito.paths import ROOT  # noqa: E402
 from gabarito.study.integrity import record as record_written  # noqa: E402
