@@ -1,0 +1,253 @@
+"""What the evaluate-your-search page (notebooks/avalie_sua_busca.ipynb) states, from
+``results.json`` and the run log; numbers, keys and choices, no sentences.
+
+The page shows one configuration chosen on the tuning questions (:func:`headline`,
+:func:`chosen`), a spreadsheet of its held-out answers (:func:`spreadsheet`), one-variable-at-a-time
+groups (:func:`group_rows`, :func:`group_block`, :func:`segmentation_tradeoff`,
+:func:`model_summary`), the best dense model against the fusion question by question
+(:func:`dense_against_fusion`), the run log (:func:`log_rows`), the gap between tuning and held-out
+(:func:`tuning_gap`), errors by type and severity (:func:`error_rows`), thresholds for "no answer"
+(:func:`threshold_rows`, :func:`validated_threshold`) and what to do when search fails
+(:func:`advice`). Each choice rule is a constant below, stated once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from gabarito.evaluation.compare import compare_runs, load_runs
+from gabarito.measure import thresholds
+
+#: The page's measures, in table order (accuracy in the top 1, 3, 5, and the reciprocal rank).
+MEASURES = ("top1", "top3", "top5", "mrr")
+#: The headline's measures.
+HEADLINE_MEASURES = ("top1", "top5", "mrr")
+#: How many returned documents a spreadsheet row shows.
+SHOWN = 3
+#: The segmentation the smaller cuts are compared with.
+WHOLE = "document"
+#: The threshold table's points: quantiles of the distinct top scores.
+QUANTILES = (0.25, 0.5, 0.75, 0.9)
+#: The validated threshold lets through at most this share of the unanswerable questions.
+MAX_THROUGH = 0.2
+#: The seed of the two halves the threshold is chosen on and checked on.
+THRESHOLD_SEED = 20261202
+#: Severities whose errors are sent to a person.
+SERIOUS = ("high", "critical")
+#: The question types the advice is about (codes and identifiers; ambiguous questions).
+CODE, AMBIGUOUS = "code", "ambiguous"
+#: A comparison whose two runs differ in at least this many settings cannot credit any one of them.
+CONFOUNDED = 2
+#: The configurations the fusion comparison uses: the fusion's label, the BM25 of the advice.
+FUSION_LABEL, BM25_LABEL = "hybrid", "bm25 portuguese"
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+def runs(results: Mapping, *groups: str) -> list[Mapping]:
+    """The runs (tuning and held-out pairs) of the named groups, in order; all groups without names."""
+    names = groups or tuple(results["groups"])
+    return [r for g in names for r in results["groups"][g]]
+
+
+def by_label(results: Mapping, label: str) -> Mapping:
+    """The run pair whose configuration has this label."""
+    for r in runs(results):
+        if r["tuning"]["config"]["label"] == label:
+            return r
+    raise KeyError(label)
+
+
+def chosen(results: Mapping) -> Mapping:
+    """The run pair chosen on the tuning questions."""
+    return by_label(results, results["chosen"]["label"])
+
+
+def models(results: Mapping) -> list[str]:
+    """The model ids used by any run, sorted."""
+    return sorted({r["tuning"]["config"]["model"] for r in runs(results) if r["tuning"]["config"]["model"]})
+
+
+def headline(results: Mapping) -> dict:
+    """The chosen configuration and how it did on the tuning and the held-out questions:
+    ``{"label", "n_tuning", "n_heldout", "tuning", "heldout", "heldout_ci"}`` (measures
+    :data:`HEADLINE_MEASURES`)."""
+    pair = chosen(results)
+    t, h = pair["tuning"]["summary"], pair["heldout"]["summary"]
+    return {"label": results["chosen"]["label"], "n_tuning": t["n_answerable"], "n_heldout": h["n_answerable"],
+            "tuning": {m: t[m]["value"] for m in HEADLINE_MEASURES},
+            "heldout": {m: h[m]["value"] for m in HEADLINE_MEASURES},
+            "heldout_ci": {m: h[m]["ci95"] for m in HEADLINE_MEASURES}}
+
+
+def composition(evaluation: Sequence[Mapping], results: Mapping) -> dict:
+    """The gold questions: how many (``n``, over ``n_docs`` documents), how many of each type and
+    severity (``types``, ``severities``: only the ones present), and the tuning/held-out split."""
+    pair = chosen(results)
+    return {"n": len(evaluation), "n_docs": results["provenance"]["corpus"]["n_docs"],
+            "types": dict(Counter(q["type"] for q in evaluation)),
+            "severities": dict(Counter(q["severity"] for q in evaluation)), "n_tuning": pair["tuning"]["summary"]["n_queries"],
+            "n_heldout": pair["heldout"]["summary"]["n_queries"]}
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+def spreadsheet(record: Mapping) -> list[dict]:
+    """One row per question of a run: ``query``, ``hits`` (``{1, 3, 5}`` -> True/False/None),
+    ``rr``, ``false_positive``, ``expected`` and the first :data:`SHOWN` ``returned`` (id, score)."""
+    return [{"query": r["query"], "hits": {k: r[f"hit@{k}"] for k in (1, 3, 5)}, "rr": r["rr"],
+             "false_positive": r["false_positive"], "expected": list(r["expected"]),
+             "returned": [(x["id"], x["score"]) for x in r["returned"][:SHOWN]]} for r in record["per_query"]]
+
+
+def group_rows(pairs: Iterable[Mapping], split: str = "tuning") -> list[dict]:
+    """Per run of a group: ``label``, ``n_chunks``, model ``origin`` and ``{measure: (value, ci95)}``."""
+    out = []
+    for r in pairs:
+        s = r[split]["summary"]
+        out.append({"label": r["tuning"]["config"]["label"], "n_chunks": r[split]["n_chunks"],
+                    "origin": (r["tuning"]["model"] or {}).get("origin"),
+                    "measures": {m: (s[m]["value"], s[m]["ci95"]) for m in MEASURES}})
+    return out
+
+
+def group_block(pairs: Iterable[Mapping], split: str = "tuning") -> dict:
+    """A group as a score block (``metrics`` and ``ci95`` by configuration label) for a chart."""
+    rows = group_rows(pairs, split)
+    return {"metrics": {r["label"]: {m: v for m, (v, _) in r["measures"].items()} for r in rows},
+            "ci95": {r["label"]: {m: ci for m, (_, ci) in r["measures"].items()} for r in rows}}
+
+
+def segmentation_tradeoff(results: Mapping) -> dict:
+    """Does a smaller cut hit more in the top 1 and less in the top 5 than the whole document?
+    ``{"whole": {measure: value}, "traded": [labels], "mrr_within_half_ci": bool}`` (the last:
+    every smaller cut's MRR is within half its own interval's width of the whole document's)."""
+    seg = {r["variant"]: r for r in results["groups"]["segmentation"]}
+    whole = seg[WHOLE]["tuning"]["summary"]
+    smaller = {k: r for k, r in seg.items() if k != WHOLE}
+    summary = {k: r["tuning"]["summary"] for k, r in smaller.items()}
+    traded = [smaller[k]["tuning"]["config"]["label"] for k, v in summary.items()
+              if v["top1"]["value"] > whole["top1"]["value"] and v["top5"]["value"] < whole["top5"]["value"]]
+    within = all(abs(v["mrr"]["value"] - whole["mrr"]["value"]) < (v["mrr"]["ci95"][1] - v["mrr"]["ci95"][0]) / 2
+                 for v in summary.values())
+    return {"whole": {m: whole[m]["value"] for m in MEASURES}, "traded": traded, "mrr_within_half_ci": within}
+
+
+def best_dense(results: Mapping) -> Mapping:
+    """The model run with the highest tuning MRR (the first in order on a tie)."""
+    pairs = list(enumerate(results["groups"]["model"]))
+    return max(pairs, key=lambda ir: (ir[1]["tuning"]["summary"]["mrr"]["value"], -ir[0]))[1]
+
+
+def model_summary(results: Mapping) -> dict:
+    """The highest tuning MRR among models, BM25 and fusion, and BM25's MRR per analyzer."""
+    mrr = {r["tuning"]["config"]["label"]: r["tuning"]["summary"]["mrr"]["value"]
+           for r in runs(results, "model", "lexical", "hybrid")}
+    best = max(mrr, key=mrr.get)
+    return {"best": best, "best_mrr": mrr[best],
+            "lexical": {r["variant"]: r["tuning"]["summary"]["mrr"]["value"] for r in results["groups"]["lexical"]}}
+
+
+def dense_against_fusion(results: Mapping, log_path: str | Path) -> dict:
+    """``gabarito compare`` of the best dense model against the fusion on the tuning questions:
+    ``{"dense", "pair", "changed", "confounded"}``; ``pair["tests"]`` maps each measure to its row
+    (``mean_a`` dense, ``mean_b`` fusion, wins/losses/ties counted for the fusion)."""
+    dense = best_dense(results)
+    ids = [dense["tuning"]["run_id"], by_label(results, FUSION_LABEL)["tuning"]["run_id"]]
+    pair = compare_runs(load_runs(ids, log_path))["pairs"][0]
+    return {"dense": dense["tuning"]["config"]["label"], "pair": pair, "changed": list(pair["changed"]),
+            "confounded": len(pair["changed"]) >= CONFOUNDED}
+
+
+def log_rows(log_path: str | Path) -> list[dict]:
+    """Each line of the run log: id, date, label, which questions (``tuning``, ``heldout`` or
+    ``all``, from the evaluation file's name), answerable count, top-1, MRR and cache counts."""
+    out = []
+    for line in Path(log_path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        path, s = rec["evaluation_path"], rec["summary"]
+        split = "tuning" if "tuning" in path else "heldout" if "heldout" in path else "all"
+        out.append({"run_id": rec["run_id"], "date": rec["date"], "label": rec["config"].get("label") or None,
+                    "split": split, "n_answerable": s["n_answerable"], "top1": s["top1"]["value"],
+                    "mrr": s["mrr"]["value"], "cache": rec.get("cache")})
+    return out
+
+
+def tuning_gap(results: Mapping) -> list[dict]:
+    """The chosen configuration per measure: tuning and held-out value and interval, and the
+    difference (held-out minus tuning)."""
+    pair = chosen(results)
+    t, h = pair["tuning"]["summary"], pair["heldout"]["summary"]
+    return [{"measure": m, "tuning": (t[m]["value"], t[m]["ci95"]), "heldout": (h[m]["value"], h[m]["ci95"]),
+             "diff": h[m]["value"] - t[m]["value"]} for m in MEASURES]
+
+
+def _both(pair: Mapping) -> list[Mapping]:
+    """The tuning and the held-out questions of a run pair, together."""
+    return list(pair["tuning"]["per_query"]) + list(pair["heldout"]["per_query"])
+
+
+def error_rows(results: Mapping, key: str, order: Sequence[str]) -> list[dict]:
+    """The chosen configuration over all its questions, grouped by ``key`` (``type`` or
+    ``severity``) in ``order``: answerable questions, top-1 and top-5 accuracy, top-1 misses.
+    Groups with no answerable question are left out."""
+    rows = _both(chosen(results))
+    out = []
+    for k in order:
+        g = [r for r in rows if r[key] == k and r["answerable"]]
+        if g:
+            out.append({key: k, "n": len(g), "top1": sum(r["hit@1"] for r in g) / len(g),
+                        "top5": sum(r["hit@5"] for r in g) / len(g), "misses": sum(not r["hit@1"] for r in g)})
+    return out
+
+
+def hit_rate(pair: Mapping, qtype: str) -> float | None:
+    """Top-1 accuracy of a run pair on the answerable questions of one type (None: no such question)."""
+    g = [r for r in _both(pair) if r["type"] == qtype and r["answerable"]]
+    return sum(r["hit@1"] for r in g) / len(g) if g else None
+
+
+# -- "no answer" ----------------------------------------------------------------------------------
+
+def score_groups(results: Mapping) -> list[dict]:
+    """Per model: the top score of the answerable and of the unanswerable questions."""
+    out = []
+    for r in results["groups"]["model"]:
+        rows = _both(r)
+        out.append({"model": r["tuning"]["config"]["model"],
+                    "answerable": [x["top_score"] for x in rows if x["answerable"]],
+                    "unanswerable": [x["top_score"] for x in rows if not x["answerable"]]})
+    return out
+
+
+def threshold_rows(results: Mapping) -> dict:
+    """What thresholds at :data:`QUANTILES` of the best dense model's distinct top scores keep
+    and let through (all its questions): ``{"model", "rows": [thresholds.outcome ...]}``."""
+    dense = best_dense(results)
+    rows = _both(dense)
+    cands = thresholds.candidate_thresholds(rows)
+    picked = [cands[min(len(cands) - 1, int(q * len(cands)))] for q in QUANTILES]
+    return {"model": dense["tuning"]["config"]["model"], "rows": [thresholds.outcome(rows, t) for t in picked]}
+
+
+def validated_threshold(results: Mapping) -> dict:
+    """The lowest threshold letting through at most :data:`MAX_THROUGH` of the unanswerable
+    questions, chosen on one half of the best dense model's questions and checked on the other."""
+    return thresholds.chosen_and_validated(_both(best_dense(results)), seed=THRESHOLD_SEED, max_through=MAX_THROUGH)
+
+
+def advice(results: Mapping) -> dict:
+    """The numbers behind the page's advice: top-1 accuracy on codes of the chosen configuration
+    and of the Portuguese BM25 (``words_first``: BM25 does better), on ambiguous questions, the
+    validated threshold, and the serious (:data:`SERIOUS`) answerable questions missed in the top 1."""
+    pair = chosen(results)
+    code, code_bm25 = hit_rate(pair, CODE), hit_rate(by_label(results, BM25_LABEL), CODE)
+    serious = [r for r in _both(pair) if r["severity"] in SERIOUS and r["answerable"] and not r["hit@1"]]
+    return {"code": code, "code_bm25": code_bm25, "words_first": code_bm25 > code,
+            "ambiguous": hit_rate(pair, AMBIGUOUS), "threshold": validated_threshold(results)["on_second_half"],
+            "serious_misses": len(serious)}
