@@ -29,6 +29,7 @@ from gabarito.measure.per_question import lost_by_fusion, per_question, top1_ove
 from gabarito.core.runs import Qrels
 from gabarito.measure.scaling import run_recall_at_k
 from gabarito.measure.score import score_runs
+from gabarito.notes import note
 from gabarito.retrieval import fusion
 from gabarito.retrieval.arcadedb import ArcadeIndex
 from gabarito.retrieval.memory import ExactVectors, without_stop_words
@@ -53,7 +54,7 @@ DATABASE, TYPE_NAME = "social_acceptance", "Concept"
 MEASURES = ("R@1", "R@3", "R@5", "R@10", "RR@10", "nDCG@5", "nDCG@10")
 FIRST_STAGES = ("bm25", "vector")
 VECTOR_TEXT = "name with spaces + ': ' + description"
-TIES = "score descending, then doc id ascending"
+TIES = note("ranking.ties_by_doc_id")  # score descending, then doc id ascending
 
 
 def add_arguments(ap) -> None:
@@ -114,7 +115,7 @@ def open_index(ctx, conn, concepts, corpus, encoder, vectors):
         index.check_model(encoder.model_id, encoder.dim)
         graph_build_s = index.warm_up(vectors[0])
     engine = {"name": "ArcadeDB", "version": conn.client.server_version(),
-              "mode": "external" if conn.server is None else "embedded (arcadedb-embedded, HTTP server)",
+              "mode": note("engine.arcadedb_external") if conn.server is None else note("engine.arcadedb_embedded"),
               "index_state": state, "vector_graph_build_s": round(graph_build_s, 3)}
     return index, engine
 

@@ -40,6 +40,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from gabarito.errors import GabaritoError, run_main  # noqa: E402
 from gabarito.hashing import sha256_file  # noqa: E402
+from gabarito.notes import note  # noqa: E402
 from gabarito.study.records import write_measurement  # noqa: E402
 from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis  # noqa: E402
 from gabarito.inputs.datasets import fetch  # noqa: E402
@@ -396,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             engine={"published": f"ArcadeDB {PUBLISHED_ENGINE}",
                     "runs": {k: r["engine"]["engine_version"] for k, r in records.items()}},
             parameters={"depth": DEPTH, "fetch": DEPTH + ArcadeIndex(None, TYPE_NAME).tie_margin,
-                        "ties": "score descending, then doc id ascending", "measures": list(MEASURES),
+                        "ties": note("ranking.ties_by_doc_id"), "measures": list(MEASURES),
                         "fields": list(SEARCH_FIELDS), "analyzer": "ArcadeDB default (StandardAnalyzer)",
                         "batch": BATCH, "sql": statements(SEARCH_FIELDS)}),
         "published": {"engine": f"ArcadeDB {PUBLISHED_ENGINE}", "ranks": published,

@@ -37,6 +37,7 @@ import methods  # noqa: E402
 from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.core.runs import Run  # noqa: E402
 from gabarito.measure.score import score_runs  # noqa: E402
+from gabarito.notes import note  # noqa: E402
 from gabarito.measure.tuning import against_baseline  # noqa: E402
 from gabarito.retrieval import fusion  # noqa: E402
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex  # noqa: E402
@@ -184,7 +185,7 @@ def parameters(ctx, names: list[str], timed_corpora: set[str]) -> dict:
             "multiple_comparisons": "Holm over the fusions tested against the baseline, per set and measure",
             "not_tested": sorted(NOT_TESTED), "limit": a.limit, "latency_corpora": sorted(timed_corpora),
             "latency_depths": list(LATENCY_DEPTHS), "latency_passes": a.latency_passes,
-            "latency_max_load": latency.MAX_LOAD, "ties": "score descending, then doc id ascending",
+            "latency_max_load": latency.MAX_LOAD, "ties": note("ranking.ties_by_doc_id"),
             "trec_files": {"first_stages_depth": a.depth, "fusions_depth": CUTOFF}}
 
 
@@ -196,7 +197,8 @@ def run(ctx) -> dict:
     results = {}
     with ctx.arcadedb(f"fusion_{names[0]}", heap="2g") as conn:
         engine = {"name": "ArcadeDB", "version": conn.client.server_version(),
-                  "mode": "external" if conn.server is None else "embedded (arcadedb-embedded, HTTP server)",
+                  "mode": note("engine.arcadedb_external") if conn.server is None
+                  else note("engine.arcadedb_embedded"),
                   "databases": {}}
         for name in names:
             results[name] = study_corpus(ctx, conn, loaded[name], vec, timed_corpora, engine)

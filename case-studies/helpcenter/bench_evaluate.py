@@ -18,6 +18,7 @@ from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.errors import run_main
 from gabarito.evaluation import EvalConfig, run_evaluation
 from gabarito.inputs.gold import verify_frozen
+from gabarito.notes import note
 from gabarito.retrieval.models import EmbeddingCache, load_encoder
 from gabarito.study.records import git_state, machine, now_iso, write_measurement
 
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
                      "qps_search_only": len(queries) / search_s if search_s > 0 else None})
         print(f"{model_id}: cold {timed['cold']['wall_s']:.2f} s, warm {timed['warm']['wall_s']:.2f} s")
     write_measurement(args.out, {"date": now_iso(), "git": git_state(), "machine": machine(),
-                                 "segmentation": "section", "engine": "memory (exact cosine)",
+                                 "segmentation": "section", "engine": note("engine.exact_cosine"),
                                  "rows": rows})
     return 0
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from gabarito.evaluation import EvalConfig, run_evaluation, write_run
 from gabarito.inputs.documents import load_documents, load_evaluation
+from gabarito.notes import note
 from gabarito.paths import ROOT
 from gabarito.study.runner import study_main
 
@@ -76,7 +77,7 @@ def run(ctx) -> dict:
         "provenance": ctx.provenance(
             corpus={"name": "helpcenter", "path": "data/helpcenter/docs", "sha256": first["corpus_sha256"],
                     "n_docs": len(docs)},
-            model=None, engine={"dense": "exact cosine in memory", "bm25": "ArcadeDB FULL_TEXT"},
+            model=None, engine={"dense": note("engine.exact_cosine"), "bm25": note("engine.arcadedb_full_text")},
             parameters={"base": BASE.__dict__, "splits": SPLITS, "selection": "highest tuning MRR"}),
         "groups": {g: [{"variant": r["variant"], **{s: {k: r[s][k] for k in KEPT} for s in SPLITS}}
                        for r in rs] for g, rs in groups.items()},

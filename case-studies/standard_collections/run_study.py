@@ -45,6 +45,7 @@ from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E4
 from gabarito.inputs.datasets import fetch, load_manifest  # noqa: E402
 from gabarito.measure import metrics  # noqa: E402
 from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity  # noqa: E402
+from gabarito.notes import note  # noqa: E402
 from gabarito.core.runs import Qrels  # noqa: E402
 from gabarito.measure.scaling import run_recall_at_k  # noqa: E402
 from gabarito.measure.score import score_runs
@@ -65,20 +66,23 @@ TYPES = {"standard": ("DocStandard", None), "english": ("DocEnglish", "english")
 STANDARD_ANALYZER = "org.apache.lucene.analysis.standard.StandardAnalyzer"
 ANN_MODEL = "mpnet"
 
-METHODS = {
-    "bm25_arcadedb_standard": "ArcadeDB FULL_TEXT BM25, Lucene StandardAnalyzer (lower case, no stemming, "
-                              "no stop words), k1=1.2 b=0.75, over HTTP",
-    "bm25_arcadedb_english": "ArcadeDB FULL_TEXT BM25, Lucene EnglishAnalyzer (possessives, lower case, "
-                             "English stop words, Porter stemming), k1=1.2 b=0.75, over HTTP",
-    "bm25s": "bm25s (in process) matched to the standard analyzer: Lucene-like UAX#29 tokens, lower case, "
-             "no stop words, no stemming, method='lucene', k1=1.2 b=0.75, distinct query terms",
-    "dense_minilm": "all-MiniLM-L6-v2, exact cosine over all documents in memory (numpy)",
-    "dense_mpnet": "all-mpnet-base-v2, exact cosine over all documents in memory (numpy)",
-    "dense_mpnet_arcadedb": "all-mpnet-base-v2 through ArcadeDB's LSM_VECTOR index (approximate kNN, "
-                            "COSINE, INT8 quantization, default graph and efSearch settings)",
-    "rrf_minilm": "RRF (k=60, depth 100) of the better ArcadeDB BM25 and dense_minilm",
-    "rrf_mpnet": "RRF (k=60, depth 100) of the better ArcadeDB BM25 and dense_mpnet",
-}
+
+def methods(rrf_k: int, depth: int) -> dict[str, dict]:
+    """What each method is, as notes (codes with fields), in the order the results keep them."""
+    bm25 = {"k1": ARCADEDB_BM25_K1, "b": ARCADEDB_BM25_B}
+    return {
+        "bm25_arcadedb_standard": note("method.bm25_arcadedb_standard", **bm25),
+        "bm25_arcadedb_english": note("method.bm25_arcadedb_english", **bm25),
+        "bm25s": note("method.bm25s_matched", **bm25),
+        **{f"dense_{k}": note("method.dense_exact", model=MODELS[k]) for k in MODELS},
+        "dense_mpnet_arcadedb": note("method.dense_lsm_vector", model=MODELS[ANN_MODEL]),
+        **{f"rrf_{k}": note("method.rrf_of_better_bm25", k=rrf_k, depth=depth, dense=f"dense_{k}")
+           for k in MODELS},
+    }
+
+
+#: The methods' keys, in the order the results keep them.
+METHODS = tuple(methods(60, 100))
 
 
 def add_arguments(ap) -> None:
@@ -135,7 +139,7 @@ def corpus_record(c, mirror, vectors_sha: str) -> dict:
 
 def engine_record(conn) -> dict:
     return {"name": "ArcadeDB", "version": conn.client.server_version(),
-            "mode": "external" if conn.server is None else "embedded (arcadedb-embedded, HTTP server)",
+            "mode": note("engine.arcadedb_external") if conn.server is None else note("engine.arcadedb_embedded"),
             "bm25_k1": ARCADEDB_BM25_K1, "bm25_b": ARCADEDB_BM25_B,
             "bm25_source": ("ArcadeDB defaults FullTextIndexMetadata.DEFAULT_BM25_K1/DEFAULT_BM25_B "
                             "(FULL_TEXT METADATA keys bm25_k1, bm25_b; not overridden here)"),
@@ -219,8 +223,7 @@ def add_fusion(runs: dict, qrels: Qrels, rrf_k: int, depth: int) -> dict:
     for k in MODELS:
         runs[f"rrf_{k}"] = fuse([runs[better], runs[f"dense_{k}"]], depth)
     return {"chosen": better, "ndcg@10": ndcg,
-            "rule": "higher mean nDCG@10 on this collection's judged queries "
-                    "(chosen on the evaluation queries themselves)"}
+            "rule": note("collection.rrf_bm25_rule", measure="nDCG@10")}
 
 
 def score(ctx, runs: dict, qrels: Qrels, judged: list[str]) -> dict:
@@ -290,9 +293,10 @@ def collection_results(ctx, c, runs: dict, scored: dict, rrf_input: dict) -> dic
     return {
         "n_documents": len(c.documents), "n_queries": len(c.queries), "n_judged": len(c.judged_queries()),
         "excluded": {"count": len(c.unjudged), "ids": list(c.unjudged),
-                     "reason": "no document judged relevant (grade >= 1)"},
+                     "reason": note("collection.no_relevant_document")},
         "qrels_file": qrels_file(c.name), "graded": graded,
-        "gain": "graded (Cranfield grades 1-4 as gain)" if graded else "binary", "notes": c.notes,
+        "gain": note("collection.gain_graded", grades=[1, 4]) if graded else note("collection.gain_binary"),
+        "notes": c.notes,
         "rrf_bm25_input": rrf_input,
         **{k: scored[k] for k in ("metrics", "ci95", "tests", "significant_after_holm")},
         "parity": par, "ann": ann, "timings_s": phase_times(ctx, c.name), "per_query": scored["per_query"],
@@ -306,8 +310,8 @@ def parameters(ctx, names: list[str]) -> dict:
             "measures": list(MEASURES), "tested_measures": list(TESTED), "alpha": ALPHA,
             "multiple_comparisons": "Holm over all method pairs, per collection and measure",
             "parity_tolerance_ndcg@10": ctx.args.parity_tolerance,
-            "ann_model": MODELS[ANN_MODEL], "text_field": "text = Document.text (see notes)",
-            "ties": "score descending, then doc id ascending",
+            "ann_model": MODELS[ANN_MODEL], "text_field": note("collection.text_field"),
+            "ties": note("ranking.ties_by_doc_id"),
             "query_encoding": "query texts as loaded, no prefix (neither model uses one)"}
 
 
@@ -341,7 +345,7 @@ def run(ctx) -> dict:
             engine={**engine, "bm25s_version": package("bm25s"),
                     "dense_exact": "numpy dot product over L2-normalised float32 vectors (gabarito ExactVectors)"},
             parameters=parameters(ctx, names)),
-        "methods": METHODS,
+        "methods": methods(ctx.args.rrf_k, ctx.args.depth),
         "measures": list(MEASURES),
         "collections": by_collection,
         "parity_summary": parity_summary,

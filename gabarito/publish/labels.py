@@ -1,7 +1,7 @@
 """The one Portuguese vocabulary of the site: methods, settings, measures, notes and errors.
 
 Results files speak the library's language: keys such as ``bm25``, ``dense e5``, ``rrf@10``,
-``seg=section``, English notes written by the study scripts, raw exception text. A page never
+``seg=section``, and notes recorded as codes with fields (:mod:`gabarito.notes`). A page never
 prints those. It asks this module, which either knows the Portuguese words or raises a
 :class:`~gabarito.errors.GabaritoError` naming what it does not know, so a new key or a new
 note stops the site build instead of reaching a reader in English.
@@ -10,8 +10,9 @@ note stops the site build instead of reaching a reader in English.
 - :func:`setting` names a configuration (``seg=paragraph``, ``bm25 portuguese``, a model id);
 - :func:`measure_label` names a measure (``RR@10`` -> ``MRR@10``);
 - :func:`term` looks up the closed vocabularies (question types, severities, index states, ...);
-- :func:`note` translates a note of a study script; :func:`error` explains a recorded error.
-  Both are tables of patterns in :mod:`gabarito.publish.notes`.
+- :func:`note` renders a structured note of a study script, :func:`error` a recorded error note,
+  both through the one catalog of codes :mod:`gabarito.publish.catalog` (which imports nothing
+  of this module: it is handed :func:`method` and :func:`model`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import re
 
 from gabarito.errors import GabaritoError
+from gabarito.publish import catalog
+from gabarito.publish.formatting import Html
 
 #: Retrieval methods, first stages, readers and scorers, by the key the results use.
 METHODS = {
@@ -231,23 +234,23 @@ def measure_label(key: str) -> str:
     raise _unknown("measure", key)
 
 
-def note(text: str) -> str:
-    """A study script's note in Portuguese (Markdown); see :mod:`gabarito.publish.notes`."""
-    from gabarito.publish.notes import translate
+def note(value) -> str:
+    """A structured note (``{"code": ..., fields}``) in Portuguese (Markdown), from the catalog
+    :mod:`gabarito.publish.catalog`; an unknown code or a plain string stops the build."""
+    return catalog.render(value, method=method, model=model)
 
-    return translate(text, kind="note")
 
-
-def note_html(text: str):
+def note_html(value) -> Html:
     """:func:`note` as HTML (an :class:`~gabarito.publish.formatting.Html`), for a table cell."""
-    from gabarito.publish.formatting import Html
-    from gabarito.publish.notes import to_html
-
-    return Html(to_html(note(text)))
+    return Html(catalog.to_html(note(value)))
 
 
-def error(text: str) -> str:
-    """A recorded error in Portuguese (Markdown): what failed, never the raw exception text."""
-    from gabarito.publish.notes import translate
+def error(value) -> str:
+    """A recorded error note in Portuguese (Markdown): what failed, never the raw exception text."""
+    return note(value)
 
-    return translate(text, kind="error")
+
+def gold_note(text: str) -> str:
+    """A text of a frozen gold file (author, method, relevance) in Portuguese: the frozen files keep
+    their English, and only the exact texts listed in the catalog stand for a code."""
+    return note(catalog.gold_note(text))

@@ -59,8 +59,8 @@ def provenance_of(results: Mapping) -> dict:
 # --- the facts ----------------------------------------------------------------------------------
 
 def _engine_names(value, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(note_html(value))
+    if isinstance(value, str) or (isinstance(value, Mapping) and "code" in value):
+        out.append(note_html(value))  # a recorded note (a plain string fails there, naming it)
     elif isinstance(value, Mapping):
         name = value.get("name")
         if isinstance(name, str):

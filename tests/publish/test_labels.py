@@ -1,4 +1,4 @@
-"""The one Portuguese vocabulary: every key and every note the committed results hold has its words."""
+"""The one Portuguese vocabulary: every key the committed results hold has its words (notes: test_catalog)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.publish import labels
-from gabarito.publish.notes import to_html
 
 REPO = Path(__file__).resolve().parents[2]
 STUDIES = REPO / "case-studies"
@@ -26,58 +25,12 @@ def _portuguese(text: str) -> bool:
     return not ENGLISH.search(plain)
 
 
-def committed_notes() -> list[str]:
-    """Every English note, description and engine text the committed results carry."""
-    notes = []
-    rr = STUDIES / "reranking" / "results.json"
-    if rr.is_file():
-        r = _load(rr)
-        notes += r.get("notes", []) + [r["cost"]["listwise_llm"]["note"], r["cost"]["storage"]["note"]]
-    sc = STUDIES / "standard_collections" / "results.json"
-    if sc.is_file():
-        r = _load(sc)
-        notes += list(r["methods"].values())
-        for c in r["collections"].values():
-            notes += c["notes"] + [c["excluded"]["reason"], c["rrf_bm25_input"]["rule"]]
-    sg = STUDIES / "standard_collections" / "scaling.json"
-    if sg.is_file():
-        r = _load(sg)
-        ef = r["provenance"]["engine"]["efsearch"]
-        notes += [r["fits"]["note"], ef["query_time"], ef["default_when_unset"]]
-        notes += [s["reason"] for s in r.get("skipped", {}).values()]
-    br = STUDIES / "benchmark_rrf" / "questions.json"
-    if br.is_file():
-        q = _load(br)
-        notes += [q["author"], q["method"], q["relevance"]]
-    return notes
-
-
-@pytest.mark.parametrize("note", committed_notes())
-def test_every_committed_note_has_portuguese(note):
-    out = labels.note(note)
-    assert out and _portuguese(out), out
-
-
-def test_an_unknown_note_stops_the_build():
-    with pytest.raises(GabaritoError, match="no Portuguese text for this note"):
-        labels.note("Something new the script says.")
-
-
-def test_errors_are_explained_not_copied():
-    out = labels.error("We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find "
-                       "them in the cached files.\nCheck your internet connection.")
-    assert "huggingface.co" in out and "couldn" not in out and _portuguese(out)
-    with pytest.raises(GabaritoError):
-        labels.error("KeyError: 'x'")
-
-
 def test_the_reader_trained_here_is_named_and_its_absence_explained():
     assert labels.model("trained:cisi") == labels.model("/x/.cache/cross-encoders/heldout-cisi-0a1b/")
     assert "sem a CISI no treino" in labels.model("trained:cisi")
-    gone = labels.error("/p/rerankers.json: trained reader heldout-npl-0a1b is not in the cache or its weights "
-                        "differ from the recorded sha256; rebuild it with the training study")
-    assert "heldout-npl-0a1b" in gone and "cache" in gone and "differ" not in gone and _portuguese(gone)
-    assert "ainda não foi rodado" in labels.error("/p/rerankers.json: no training results")
+    gone = labels.error({"code": "error.trained_reader_missing", "reader": "heldout-npl-0a1b"})
+    assert "heldout-npl-0a1b" in gone and "cache" in gone and _portuguese(gone)
+    assert "ainda não foi rodado" in labels.error({"code": "error.no_training_results"})
 
 
 def test_methods_of_every_study():
@@ -116,7 +69,3 @@ def test_terms_measures_models():
     for kind, key in (("severity", "extreme"), ("measure", "XYZ")):
         with pytest.raises(GabaritoError):
             labels.term(kind, key) if kind != "measure" else labels.measure_label(key)
-
-
-def test_note_markup_becomes_html_for_tables():
-    assert to_html("campo `<title>` e **isto**") == "campo <code>&lt;title&gt;</code> e <strong>isto</strong>"

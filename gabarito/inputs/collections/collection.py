@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from gabarito.errors import GabaritoError
 from gabarito.inputs.documents import Document, EvalQuery
+from gabarito.notes import note
 
 
 class GradeMap(dict):
@@ -61,8 +62,8 @@ error. In the mirrored file: 128 rows coded 1, 387 coded 2, 734 coded 3,
 class Collection:
     """A test collection: documents, queries, graded judgments and what a reader should know.
 
-    ``notes`` are one-line remarks (text fields used, grade mapping, anomalies
-    in the source files and how they were handled). ``unjudged`` holds the ids
+    ``notes`` are structured notes (:mod:`gabarito.notes`: text fields used, grade mapping,
+    anomalies in the source files and how they were handled). ``unjudged`` holds the ids
     of queries without any relevant document; they stay in ``queries`` so a
     study can count them, and :meth:`judged_queries` leaves them out.
     """
@@ -71,7 +72,7 @@ class Collection:
     documents: list[Document]
     queries: list[EvalQuery]
     qrels: dict[str, dict[str, int]]
-    notes: list[str] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)
     unjudged: tuple[str, ...] = ()
     text_fields: str = ""
 
@@ -93,8 +94,12 @@ def _check_qrels(rows, source: str, query_ids: set[str], doc_ids: set[str],
     return qrels
 
 
+#: How many ids of unjudged queries a note lists (the rest are in ``Collection.unjudged``).
+SHOWN_IDS = 12
+
+
 def _assemble(name: str, documents: list[Document], raw_queries: list[tuple[str, str, dict]],
-              qrels: dict[str, dict[str, int]], notes: list[str], text_fields: str) -> Collection:
+              qrels: dict[str, dict[str, int]], notes: list[dict], text_fields: str) -> Collection:
     queries, unjudged = [], []
     for qid, text, extra in raw_queries:
         rel = {d: g for d, g in qrels.get(qid, {}).items() if g >= 1}
@@ -102,11 +107,9 @@ def _assemble(name: str, documents: list[Document], raw_queries: list[tuple[str,
             unjudged.append(qid)
         queries.append(EvalQuery(qid, text, tuple(rel), extra={**extra, "relevance": rel}))
     if unjudged:
-        shown = ", ".join(unjudged[:12]) + (", ..." if len(unjudged) > 12 else "")
-        notes.append(f"{len(unjudged)} of {len(queries)} queries have no relevant document "
-                     f"(kept; ids in Collection.unjudged: {shown})")
+        notes.append(note("collection.unjudged_queries", n=len(unjudged), total=len(queries),
+                          ids=unjudged[:SHOWN_IDS], more=len(unjudged) > SHOWN_IDS))
     empty = [d.id for d in documents if not d.text.strip()]
     if empty:
-        notes.append(f"{len(empty)} documents are empty in the source (kept with empty text): "
-                     + ", ".join(empty))
+        notes.append(note("collection.empty_documents", n=len(empty), ids=empty))
     return Collection(name, documents, queries, qrels, notes, tuple(unjudged), text_fields)

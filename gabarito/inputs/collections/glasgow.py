@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from gabarito.errors import GabaritoError
 from gabarito.inputs.collections.files import _lines
 from gabarito.inputs.documents import Document
+from gabarito.notes import note
 
 _MARKER = re.compile(r"^\.([A-Za-z])(?:[ \t]+(.*?))?[ \t]*$")
 _MARKER_START = re.compile(r"^\.[A-Za-z](?:[ \t]|$)")
@@ -25,7 +26,7 @@ class GlasgowRecord:
 
 
 def parse_glasgow(text: str, source: str, fields: Iterable[str], *,
-                  notes: list[str] | None = None) -> list[GlasgowRecord]:
+                  notes: list[dict] | None = None) -> list[GlasgowRecord]:
     """Split a Glasgow/SMART file into records.
 
     A record starts at ``.I <number>``; a section starts at a line holding only
@@ -47,7 +48,7 @@ def parse_glasgow(text: str, source: str, fields: Iterable[str], *,
 class _GlasgowParser:
     """The state of :func:`parse_glasgow` while it walks the lines of one file."""
 
-    def __init__(self, source: str, fields: Iterable[str], notes: list[str] | None):
+    def __init__(self, source: str, fields: Iterable[str], notes: list[dict] | None):
         self.source = source
         self.allowed = {f.upper() for f in fields}
         self.label = str(source).replace("\\", "/").rsplit("/", 1)[-1]  # notes name the file, not the cache path
@@ -70,9 +71,9 @@ class _GlasgowParser:
             raise GabaritoError("no .I records", path=self.source)
         return self.records
 
-    def _note(self, text: str) -> None:
+    def _note(self, value: dict) -> None:
         if self.notes is not None:
-            self.notes.append(text)
+            self.notes.append(value)
 
     def _close(self) -> None:
         """Join the current record's sections into its ``fields`` (exact repeats dropped)."""
@@ -84,8 +85,8 @@ class _GlasgowParser:
             for part in parts:
                 body = "\n".join(part).strip()
                 if body and " ".join(body.split()) in {" ".join(t.split()) for t in texts}:
-                    self._note(f"{self.label}: record {current.id}: '.{name}' given twice with the "
-                               "same text; the repeat is dropped")
+                    self._note(note("collection.field_repeated", source=self.label, record=current.id,
+                                    field=f".{name}"))
                     continue
                 texts.append(body)
             current.fields[name] = "\n".join(t for t in texts if t)
@@ -130,12 +131,12 @@ class _GlasgowParser:
             raise GabaritoError(f"field '.{marker}' before the first .I record", path=self.source,
                                 record=f"line {lineno}")
         if marker in self.chunks and marker in "TAB" and self.section_name == "W":
-            self._note(f"{self.label} line {lineno}: record {current.id}: '.{marker}' inside the "
-                       "abstract repeats an earlier field; its lines are kept as abstract text")
+            self._note(note("collection.field_inside_abstract", source=self.label, line=lineno,
+                            record=current.id, field=f".{marker}"))
             return
         if marker == "W" and marker in self.chunks:
-            self._note(f"{self.label} line {lineno}: record {current.id}: a second '.W' section; "
-                       "both are kept, in file order")
+            self._note(note("collection.second_section", source=self.label, line=lineno, record=current.id,
+                            field=".W"))
         self.section = []
         self.chunks.setdefault(marker, []).append(self.section)
         current.field_lines.setdefault(marker, lineno)
@@ -158,7 +159,7 @@ def _text(record: GlasgowRecord, *names: str) -> str:
     return "\n\n".join(record.fields[n] for n in names if record.fields.get(n))
 
 
-def _glasgow_documents(text: str, source: str, fields: str, notes: list[str]) -> list[Document]:
+def _glasgow_documents(text: str, source: str, fields: str, notes: list[dict]) -> list[Document]:
     docs = []
     for rec in parse_glasgow(text, source, fields, notes=notes):
         title = " ".join(rec.fields.get("T", "").split())
@@ -166,7 +167,7 @@ def _glasgow_documents(text: str, source: str, fields: str, notes: list[str]) ->
     return docs
 
 
-def _glasgow_queries(text: str, source: str, fields: str, notes: list[str]) -> list[GlasgowRecord]:
+def _glasgow_queries(text: str, source: str, fields: str, notes: list[dict]) -> list[GlasgowRecord]:
     records = parse_glasgow(text, source, fields, notes=notes)
     for rec in records:
         if not rec.fields.get("W", "").strip():

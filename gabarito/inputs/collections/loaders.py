@@ -13,22 +13,19 @@ from gabarito.inputs.collections.qrels import parse_qrels
 from gabarito.inputs.collections.trec import parse_trec_documents, parse_trec_topics
 from gabarito.inputs.datasets import fetch
 from gabarito.inputs.documents import Document
+from gabarito.notes import note
 
 
 def _load_cranfield(folder: Path) -> Collection:
     tar = _Tarball(folder / "cran.tar.gz")
     try:
-        notes = [("document text = .T title + .W abstract (the Cranfield .W usually repeats the title, "
-                 "so title words count twice); authors .A and bibliography .B are not used"),
-                 "query text = .W",
-                 ("query ids are positions 1..225 in cran.qry, as cranqrel numbers them; the file's .I "
-                 "number is in extra['file_id']"),
-                 "grades: cranqrel codes reversed for graded measures (CRANFIELD_GRADES): "
-                 + ", ".join(f"{c}->{g}" for c, g in CRANFIELD_GRADES.items())]
+        notes = [note("collection.doc_text_cranfield"), note("collection.query_text_abstract")]
         text, source = tar.read("cran.all.1400")
         documents = _glasgow_documents(text, source, "TABW", notes)
         text, qsource = tar.read("cran.qry")
         qrecs = _glasgow_queries(text, qsource, "W", notes)
+        notes.insert(2, note("collection.query_ids_positions", n=len(qrecs), file="cran.qry"))
+        notes.insert(3, note("collection.grades_reversed", mapping=[[c, g] for c, g in CRANFIELD_GRADES.items()]))
         raw_queries = [(str(pos), " ".join(r.fields["W"].split()),
                         {"file_id": r.id}) for pos, r in enumerate(qrecs, start=1)]
         text, rsource = tar.read("cranqrel")
@@ -48,14 +45,13 @@ def _load_cranfield(folder: Path) -> Collection:
             source_docs.setdefault(qid, []).append(did)
     raw_queries = [(qid, qtext, {**extra, "source_documents": source_docs.get(qid, [])})
                    for qid, qtext, extra in raw_queries]
-    notes.append(f"{sum(map(len, source_docs.values()))} cranqrel rows coded -1 (grade 0) name the "
-                 "document each question was drawn from; kept as extra['source_documents']")
+    notes.append(note("collection.source_documents", n=sum(map(len, source_docs.values()))))
     return _assemble("cranfield", documents, raw_queries, qrels, notes,
                      "documents: .T + .W; queries: .W")
 
 
 def _load_glasgow_binary(name: str, tarball: str, prefix: str, doc_fields: str, query_fields: str,
-                         layout: str, folder: Path, notes: list[str], text_fields: str) -> Collection:
+                         layout: str, folder: Path, notes: list[dict], text_fields: str) -> Collection:
     tar = _Tarball(folder / tarball)
     try:
         text, source = tar.read(f"{prefix}.ALL")
@@ -70,30 +66,27 @@ def _load_glasgow_binary(name: str, tarball: str, prefix: str, doc_fields: str, 
     raw_queries = [(str(int(r.id)), " ".join(_text(r, "T", "W").split()), {}) for r in qrecs]
     qrels = _check_qrels(rows, rsource, {q[0] for q in raw_queries}, {d.id for d in documents})
     if unused:
-        notes.append(f"not used: {', '.join(unused)}")
+        notes.append(note("collection.files_not_used", files=unused))
     return _assemble(name, documents, raw_queries, qrels, notes, text_fields)
 
 
 def _load_cisi(folder: Path) -> Collection:
-    notes = [("document text = .T title + .W abstract; authors .A, .B, keywords .K, categories .C and "
-             "the .X cross-reference (citation) sections are skipped"),
-             ("query text = .T + .W when the query has a title (queries 58-112 are paper abstracts), "
-             "else .W; their .A/.B are skipped"),
-             "CISI.REL rows 'qid docid 0 0.000000': every listed pair is relevant (grade 1)"]
+    notes = [note("collection.doc_text_cisi"), note("collection.query_text_cisi", first=58, last=112),
+             note("collection.qrels_all_relevant", file="CISI.REL", layout="qid docid 0 0.000000")]
     return _load_glasgow_binary("cisi", "cisi.tar.gz", "CISI", "TABWXKC", "TABW", "smart", folder,
                                 notes, "documents: .T + .W; queries: .T + .W (.W only when untitled)")
 
 
 def _load_medline(folder: Path) -> Collection:
-    notes = ["document text = .W (MED.ALL has no title or other fields)", "query text = .W",
-             "MED.REL rows 'qid 0 docid 1' (TREC layout), all grade 1"]
+    notes = [note("collection.doc_text_abstract_only", file="MED.ALL"), note("collection.query_text_abstract"),
+             note("collection.qrels_trec", file="MED.REL", layout="qid 0 docid 1")]
     return _load_glasgow_binary("medline", "med.tar.gz", "MED", "W", "W", "trec", folder, notes,
                                 "documents: .W; queries: .W")
 
 
 def _load_adi(folder: Path) -> Collection:
-    notes = ["document text = .T title + .W abstract; authors .A are not used", "query text = .W",
-             "ADI.REL rows 'qid docid 0 0.000000': every listed pair is relevant (grade 1)"]
+    notes = [note("collection.doc_text_title_abstract"), note("collection.query_text_abstract"),
+             note("collection.qrels_all_relevant", file="ADI.REL", layout="qid docid 0 0.000000")]
     return _load_glasgow_binary("adi", "adi.tar.gz", "ADI", "TAW", "W", "smart", folder, notes,
                                 "documents: .T + .W; queries: .W")
 
@@ -106,10 +99,8 @@ def _once(seen: dict[str, int], key: str, line: int, what: str, source: str) -> 
 
 
 def _load_npl(folder: Path) -> Collection:
-    notes = [("document text = the text after <DOCNO> (NPL documents have no title; lower case, "
-             "punctuation and numbers already removed in the source)"),
-             "query text = <title> (upper case in the source)",
-             "qrels 'qid 0 docid 1' (TREC layout), all grade 1"]
+    notes = [note("collection.doc_text_npl"), note("collection.query_text_npl"),
+             note("collection.qrels_trec", layout="qid 0 docid 1")]
     text, source = _read(folder / "corpus" / "doc-text.trec")
     documents, seen = [], {}
     for line, docno, body in parse_trec_documents(text, source):

@@ -267,18 +267,22 @@ def trained_reader_folder(name: str, results: str | Path) -> Path:
     file measured with ``<fold>`` held out, only when its weights still have the recorded sha256
     (otherwise a one-line error saying how to rebuild it)."""
     from gabarito.files import read_json
+    from gabarito.notes import CodedError, note
     from gabarito.retrieval.models.sources import cache_dir
 
     fold = name[len(TRAINED_PREFIX):] if name.startswith(TRAINED_PREFIX) else name
-    folds = (read_json(results, missing="no training results") or {}).get("folds", {})
+    if not Path(results).is_file():
+        raise CodedError("no training results", note("error.no_training_results"), path=results)
+    folds = (read_json(results) or {}).get("folds", {})
     if fold not in folds:
-        raise GabaritoError(f"no trained reader with {fold!r} held out (folds: {', '.join(folds) or 'none'})",
-                            path=results)
+        raise CodedError(f"no trained reader with {fold!r} held out (folds: {', '.join(folds) or 'none'})",
+                         note("error.no_heldout_fold", fold=fold), path=results)
     reader = folds[fold]["reader"]
     folder = cache_dir() / "cross-encoders" / Path(reader["id"]).name
     if not cached_weights_match(folder, reader["weights_sha256"]):
-        raise GabaritoError(f"trained reader {folder.name} is not in the cache or its weights differ from the "
-                            f"recorded sha256; rebuild it with the training study", path=results)
+        raise CodedError(f"trained reader {folder.name} is not in the cache or its weights differ from the "
+                         f"recorded sha256; rebuild it with the training study",
+                         note("error.trained_reader_missing", reader=folder.name), path=results)
     return folder
 
 
