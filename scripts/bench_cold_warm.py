@@ -26,14 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from gabarito.errors import GabaritoError
+from gabarito.measure.timing import load_average
+from gabarito.study.runner import say, variant_main
+from gabarito.study.spec import StudySpec, all_studies
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "case-studies" / "standard_collections"))
-
-from scaling_stages import load_average  # noqa: E402
-
-from gabarito.errors import GabaritoError  # noqa: E402
-from gabarito.study.runner import say, variant_main  # noqa: E402
-from gabarito.study.spec import StudySpec, all_studies  # noqa: E402
 
 PEERS = ROOT / "case-studies" / "peers"
 

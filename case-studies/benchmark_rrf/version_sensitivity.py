@@ -35,28 +35,27 @@ import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
-
-from gabarito.errors import GabaritoError, run_main  # noqa: E402
-from gabarito.hashing import sha256_file  # noqa: E402
-from gabarito.notes import note  # noqa: E402
-from gabarito.study.records import write_measurement  # noqa: E402
-from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis  # noqa: E402
-from gabarito.inputs.datasets import fetch  # noqa: E402
-from gabarito.inputs.gold import load_gold, verify_frozen  # noqa: E402
-from gabarito.measure import metrics  # noqa: E402
-from gabarito.measure.parity import (  # noqa: E402
+from gabarito.errors import GabaritoError, run_main
+from gabarito.hashing import sha256_file
+from gabarito.notes import note
+from gabarito.study.records import write_measurement
+from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
+from gabarito.inputs.datasets import fetch
+from gabarito.inputs.gold import load_gold, verify_frozen
+from gabarito.measure import metrics
+from gabarito.measure.parity import (
     BM25Reference,
     score_agreement,
     topk_agreement,
 )
-from gabarito.retrieval.analyzer import lucene_standard_tokens  # noqa: E402
-from gabarito.measure.per_question import gold_ranks  # noqa: E402
-from gabarito.core.runs import Qrels, Run  # noqa: E402
-from gabarito.paths import ROOT  # noqa: E402
-from gabarito.retrieval.arcadedb import INFO_TYPE, ArcadeIndex, lucene_escape  # noqa: E402
-from gabarito.study.records import provenance  # noqa: E402
+from gabarito.retrieval.analyzer import lucene_standard_tokens
+from gabarito.measure.per_question import gold_ranks
+from gabarito.core.runs import Qrels, Run
+from gabarito.paths import ROOT
+from gabarito.retrieval.arcadedb import INFO_TYPE, ArcadeIndex, lucene_escape
+from gabarito.study.records import provenance
+
+HERE = Path(__file__).resolve().parent
 
 VERSIONS = ("26.7.2", "26.8.1", "26.9.1", "26.10.2.post1")
 PUBLISHED_ENGINE = "26.7.3"
@@ -140,9 +139,11 @@ def run_worker(python: Path | str, job: dict, *, timeout: float = 900.0) -> dict
     """Run the worker under ``python`` on ``job``; its answer, or a one-line error with its stderr."""
     with tempfile.TemporaryDirectory(prefix="version-job-") as tmp:
         job_path, out_path = Path(tmp) / "job.json", Path(tmp) / "out.json"
-        job_path.write_text(json.dumps({"repo_root": str(ROOT), "work_dir": tmp, **job}), encoding="utf-8")
+        job_path.write_text(json.dumps({"work_dir": tmp, **job}), encoding="utf-8")
+        # the bare venv has no gabarito installed: the worker imports it from this checkout
+        path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
         proc = subprocess.run([str(python), str(WORKER), str(job_path), str(out_path)],
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": path})
         if proc.returncode != 0 or not out_path.exists():
             tail = " | ".join(line for line in proc.stderr.strip().splitlines()[-3:])
             raise GabaritoError(f"worker under {python} failed (exit {proc.returncode}): {tail}")

@@ -14,12 +14,12 @@ Two modes:
 * ``server``: a real ArcadeDB server from this venv's wheel (its ``jre/`` and ``jars/``), started
   by the project's :class:`gabarito.retrieval.arcadedb.ArcadeServer` (127.0.0.1, free port,
   generated password) and queried over HTTP with :class:`~gabarito.retrieval.arcadedb.ArcadeClient`.
-  The ``gabarito`` package is imported by path from the repository (``repo_root`` in the job), not
+  The ``gabarito`` package comes from the repository (the parent puts it on ``PYTHONPATH``), not
   installed in the venv; it needs only numpy, requests and tqdm there.
 * ``embedded``: the wheel's in-process Python API (``import arcadedb_embedded``), same SQL; for
   wheels without a server jar (26.7.2).
 
-Job keys: ``mode`` (``server``, ``embedded`` or ``auto``), ``repo_root``, ``work_dir``,
+Job keys: ``mode`` (``server``, ``embedded`` or ``auto``), ``work_dir``,
 ``database``, ``type_name``, ``ddl`` (list; the statement with `` FULL_TEXT`` returns the index
 name), ``insert_rows`` (binds a list ``:rows``) and ``insert_row`` (binds one ``:row``), ``batch``
 (rows per transaction), ``rows``, ``post_ddl`` (optional: statements run after the inserts), ``bm25`` (``{index}`` is replaced by the index name; binds ``:q``
@@ -102,8 +102,7 @@ class EmbeddedSession:
 class ServerSession:
     """A server of this venv's wheel, started and reached with the project's own classes."""
 
-    def __init__(self, root: Path, repo_root: str, database: str):
-        sys.path.insert(0, repo_root)
+    def __init__(self, root: Path, database: str):
         from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeServer
 
         self.server = ArcadeServer(root, heap="2g").start()
@@ -179,7 +178,7 @@ def run(job: dict) -> dict:
     work = Path(tempfile.mkdtemp(prefix="arcadedb-version-", dir=job.get("work_dir")))
     try:
         if mode == "server":
-            session = ServerSession(work / "server", job["repo_root"], job["database"])
+            session = ServerSession(work / "server", job["database"])
         else:
             session = EmbeddedSession(work / job["database"], job.get("jvm_processors"))
         try:

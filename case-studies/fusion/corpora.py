@@ -19,7 +19,6 @@ the dense model reads, which judged question sets it is scored on, and how its v
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,11 +32,9 @@ from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import load_gold
 from gabarito.core.runs import Qrels
 from gabarito.retrieval.models import EmbeddingCache
+from gabarito.retrieval.models.collection_vectors import MODELS, Vectors
 from gabarito.retrieval.protocol import Queries
 
-STANDARD = Path(__file__).resolve().parent.parent / "standard_collections"
-sys.path.insert(0, str(STANDARD))
-from embeddings import MODELS, Vectors  # noqa: E402  (the classic collections' vector cache)
 
 MODEL_KEY = "mpnet"
 MODEL = MODELS[MODEL_KEY]  # sentence-transformers/all-mpnet-base-v2

@@ -24,26 +24,19 @@ Results go to ``results.json``; TREC runs of every method and the qrels to ``run
 from __future__ import annotations
 
 import inspect
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import corpora  # noqa: E402
-import identity  # noqa: E402
-import latency  # noqa: E402
-import methods  # noqa: E402
-
-from gabarito.errors import GabaritoError  # noqa: E402
-from gabarito.core.runs import Run  # noqa: E402
-from gabarito.measure.score import score_runs  # noqa: E402
-from gabarito.notes import note  # noqa: E402
-from gabarito.measure.tuning import against_baseline  # noqa: E402
-from gabarito.retrieval import fusion  # noqa: E402
-from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex  # noqa: E402
-from gabarito.retrieval.arcadedb.native_fusion import fuse_sql  # noqa: E402
-from gabarito.retrieval.reuse import open_or_build  # noqa: E402
-from gabarito.study.runner import say, study_main  # noqa: E402
+from gabarito.errors import GabaritoError
+from gabarito.core.runs import Run
+from gabarito.measure.score import score_runs
+from gabarito.notes import note
+from gabarito.measure.tuning import against_baseline
+from gabarito.retrieval import fusion
+from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex
+from gabarito.retrieval.arcadedb.native_fusion import fuse_sql
+from gabarito.retrieval.reuse import open_or_build
+from gabarito.study.runner import say, study_main
+from studies.fusion import corpora, identity, latency, methods
 
 MEASURES = ("nDCG@10", "RR@10", "R@10")
 CUTOFF = 10

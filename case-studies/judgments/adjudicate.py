@@ -26,15 +26,14 @@ import shutil
 import sys
 from pathlib import Path
 
-from build_pools import GUIDE
-from pool_known_answers import CHECKER, PACKET
-from pool_known_answers import LOCK as POOLS_KNOWN_LOCK
-
 from gabarito.errors import GabaritoError, run_main
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.gold import verify_frozen
 from gabarito.inputs.pools import read_grades, split_packets
 from gabarito.study.records import now_iso
+from studies.judgments.build_pools import GUIDE
+from studies.judgments.pool_known_answers import CHECKER, PACKET
+from studies.judgments.pool_known_answers import LOCK as POOLS_KNOWN_LOCK
 
 HERE = Path(__file__).resolve().parent
 MAX_PAIRS = 450

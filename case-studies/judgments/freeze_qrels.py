@@ -26,16 +26,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from adjudicate import HERE, KNOWN, KNOWN_LOCK, assessor_grades, known_grades, packet_pairs
-from build_pools import FLAGSHIP, GUIDE, SETS
-from pool_known_answers import LOCK as POOLS_KNOWN_LOCK
-
 from gabarito.errors import GabaritoError, run_main
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.gold import freeze, verify_frozen
 from gabarito.inputs.pools import read_grades
 from gabarito.measure.judgments import combine, graded_qrels
 from gabarito.study.records import now_iso
+from studies.judgments.adjudicate import HERE, KNOWN, KNOWN_LOCK, assessor_grades, known_grades, packet_pairs
+from studies.judgments.build_pools import FLAGSHIP, GUIDE, SETS
+from studies.judgments.pool_known_answers import LOCK as POOLS_KNOWN_LOCK
 
 LOCK = HERE / "judgments.lock.json"
 KNOWN_DOC = "judgments_known.json"

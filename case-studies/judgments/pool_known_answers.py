@@ -31,14 +31,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from build_pools import FLAGSHIP, GUIDE, SEED, SETS
-
 from gabarito.errors import GabaritoError, run_main
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.corpus import load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import freeze, verify_frozen
 from gabarito.inputs.pools import assessment_pairs, hide_known_answers, unpooled_answers, write_pool
+from studies.judgments.build_pools import FLAGSHIP, GUIDE, SEED, SETS
 
 HERE = Path(__file__).resolve().parent
 DECOYS, PACKET = 3, 21

@@ -20,27 +20,23 @@ standard index queried without English stop words; each variant's nDCG@10 beside
 from __future__ import annotations
 
 import shutil
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from gabarito.errors import GabaritoError
+from gabarito.inputs.collections import COLLECTIONS, load_collection
+from gabarito.measure import metrics
+from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity
+from gabarito.measure.timing import in_process, interleaved, load_average
+from gabarito.notes import note
+from gabarito.core.runs import Qrels
+from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, lucene_escape, package_version
+from gabarito.study.runner import say, study_main
+from studies.peers.bm25_engines import LuceneBM25, TantivyBM25, dist_version, distinct_terms
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "standard_collections"))
-
-from bm25_engines import LuceneBM25, TantivyBM25, dist_version, distinct_terms  # noqa: E402
-from scaling_stages import in_process, interleaved, load_average  # noqa: E402
-
-from gabarito.errors import GabaritoError  # noqa: E402
-from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E402
-from gabarito.measure import metrics  # noqa: E402
-from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity  # noqa: E402
-from gabarito.notes import note  # noqa: E402
-from gabarito.core.runs import Qrels  # noqa: E402
-from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, lucene_escape, package_version  # noqa: E402
-from gabarito.study.runner import say, study_main  # noqa: E402
 
 ORDER = ("adi", "cranfield", "cisi", "medline", "npl")
 K = 10

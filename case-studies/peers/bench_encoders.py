@@ -15,21 +15,18 @@ to torch per component and whether the top-10 passages of every CISI query are i
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from gabarito.errors import GabaritoError
+from gabarito.inputs.collections import load_collection
+from gabarito.measure.timing import load_average
+from gabarito.retrieval.models import Encoder, equivalence, onnx_backend
+from gabarito.study.runner import say, variant_main
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "standard_collections"))
-
-from scaling_stages import load_average  # noqa: E402
-
-from gabarito.errors import GabaritoError  # noqa: E402
-from gabarito.inputs.collections import load_collection  # noqa: E402
-from gabarito.retrieval.models import Encoder, equivalence, onnx_backend  # noqa: E402
-from gabarito.study.runner import say, variant_main  # noqa: E402
 
 MODELS = {"minilm": "sentence-transformers/all-MiniLM-L6-v2", "mpnet": "sentence-transformers/all-mpnet-base-v2"}
 SETTINGS = [("onnx", 1, 32), ("onnx", 2, 16), ("onnx", 2, 32), ("onnx", 2, 64)]

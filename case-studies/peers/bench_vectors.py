@@ -20,27 +20,24 @@ least 1) fits in ``--budget-s``; for the others the extrapolation is recorded as
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
+from gabarito.errors import GabaritoError
+from gabarito.inputs.collections import load_collection
+from gabarito.measure.scaling import exact_topk, extrapolate_seconds, loglog_fit, perturbed_copies, recall_at_k
+from gabarito.measure.synthetic_vectors import (K, MODEL, ingest_synthetic, knn_sql, rss, start_server,
+                                                synthetic_schema)
+from gabarito.measure.timing import in_process, interleaved, load_average
+from gabarito.retrieval.arcadedb import ArcadeClient, package_version
+from gabarito.retrieval.models.collection_vectors import Vectors
+from gabarito.study.runner import say, variant_main
+from studies.peers.vector_engines import EF_CONSTRUCTION, ENGINES, M, dist_version, rss_mb
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "standard_collections"))
-
-from embeddings import Vectors  # noqa: E402
-from scaling_stages import (K, MODEL, in_process, ingest_synthetic, interleaved, knn_sql, load_average,  # noqa: E402
-                            rss, start_server, synthetic_schema)
-from vector_engines import EF_CONSTRUCTION, ENGINES, M, dist_version, rss_mb  # noqa: E402
-
-from gabarito.errors import GabaritoError  # noqa: E402
-from gabarito.inputs.collections import load_collection  # noqa: E402
-from gabarito.measure.scaling import exact_topk, extrapolate_seconds, loglog_fit, perturbed_copies, recall_at_k  # noqa: E402
-from gabarito.retrieval.arcadedb import ArcadeClient, package_version  # noqa: E402
-from gabarito.study.runner import say, variant_main  # noqa: E402
 
 WIDTHS = (20, 100, 200)
 

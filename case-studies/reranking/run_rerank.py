@@ -38,20 +38,6 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from rerank_accuracy import (  # noqa: E402
-    MAX_THROUGH, THRESHOLD_TABLE, calibration, first_stage_measures, headline, n_sweep, reader_input,
-)
-from rerank_bench import (  # noqa: E402
-    DEPTH, E5, HEADLINE_N, MAIN_SPEC, MINILM, MMR_SPEC, MPNET, SIZE_SPECS, STAGES, Bench, chunk_gold, measures,
-    pick_questions,
-)
-from rerank_cost import cost_phase  # noqa: E402
-from rerank_latency import Clock, latency_per_n, per_chunk_size, timed_questions  # noqa: E402
-from rerank_mmr import LAMBDAS, mmr_phase  # noqa: E402
-
 from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.hashing import sha256_text  # noqa: E402
 from gabarito.notes import error_note, note  # noqa: E402
@@ -69,6 +55,15 @@ from gabarito.retrieval.rerank.training import TRAINED_PREFIX, trained_reader_fo
 from gabarito.retrieval.reuse import open_or_build  # noqa: E402
 from gabarito.retrieval.score_table import ScoreTable  # noqa: E402
 from gabarito.study.runner import say, study_main  # noqa: E402
+from studies.reranking.rerank_accuracy import (MAX_THROUGH, THRESHOLD_TABLE, calibration,  # noqa: E402
+                                               first_stage_measures, headline, n_sweep, reader_input)
+from studies.reranking.rerank_bench import (DEPTH, E5, HEADLINE_N, MAIN_SPEC, MINILM, MMR_SPEC, MPNET,  # noqa: E402
+                                            SIZE_SPECS, STAGES, Bench, chunk_gold, measures, pick_questions)
+from studies.reranking.rerank_cost import cost_phase  # noqa: E402
+from studies.reranking.rerank_latency import Clock, latency_per_n, per_chunk_size, timed_questions  # noqa: E402
+from studies.reranking.rerank_mmr import LAMBDAS, mmr_phase  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
 
 DATA = HERE.parents[1] / "data" / "helpcenter"
 EVALUATION = "evaluation.json"

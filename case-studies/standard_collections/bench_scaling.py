@@ -27,24 +27,23 @@ traffic goes to 127.0.0.1; every loop is bounded by the number of queries and re
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from gabarito.errors import GabaritoError, run_main
+from gabarito.inputs.collections import COLLECTIONS, load_collection
+from gabarito.measure.scaling import extrapolate_seconds, loglog_fit
+from gabarito.measure.synthetic_vectors import K, MODEL
+from gabarito.measure.timing import load_average
+from gabarito.notes import note
+from gabarito.retrieval.arcadedb import package_version
+from gabarito.retrieval.models.collection_vectors import Vectors
+from gabarito.study.runner import run_study, say
+from gabarito.study.spec import StudySpec
+from studies.standard_collections.scaling_stages import real_stage, synthetic_stage
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from embeddings import Vectors  # noqa: E402
-from scaling_stages import K, MODEL, load_average, real_stage, synthetic_stage  # noqa: E402
-
-from gabarito.errors import GabaritoError, run_main  # noqa: E402
-from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E402
-from gabarito.measure.scaling import extrapolate_seconds, loglog_fit  # noqa: E402
-from gabarito.notes import note  # noqa: E402
-from gabarito.retrieval.arcadedb import package_version  # noqa: E402
-from gabarito.study.runner import run_study, say  # noqa: E402
-from gabarito.study.spec import StudySpec  # noqa: E402
 
 NAME = "standard_collections/scaling"
 TITLE = "ArcadeDB index and query cost as the corpus grows"

@@ -29,34 +29,30 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from embeddings import MODELS, Vectors  # noqa: E402
-
-from gabarito.errors import GabaritoError  # noqa: E402
-from gabarito.hashing import sha256_bytes, sha256_file, sha256_text  # noqa: E402
-from gabarito.inputs.collections import COLLECTIONS, load_collection  # noqa: E402
-from gabarito.inputs.datasets import fetch, load_manifest  # noqa: E402
-from gabarito.measure import metrics  # noqa: E402
-from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity  # noqa: E402
-from gabarito.notes import note  # noqa: E402
-from gabarito.core.runs import Qrels  # noqa: E402
-from gabarito.measure.scaling import run_recall_at_k  # noqa: E402
+from gabarito.errors import GabaritoError
+from gabarito.hashing import sha256_bytes, sha256_file, sha256_text
+from gabarito.inputs.collections import COLLECTIONS, load_collection
+from gabarito.inputs.datasets import fetch, load_manifest
+from gabarito.measure import metrics
+from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity
+from gabarito.notes import note
+from gabarito.core.runs import Qrels
+from gabarito.measure.scaling import run_recall_at_k
 from gabarito.measure.score import score_runs
-from gabarito.measure.stats import ALPHA  # noqa: E402
-from gabarito.retrieval import fusion  # noqa: E402
-from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, analyzer_class  # noqa: E402
-from gabarito.retrieval.memory import ExactVectors  # noqa: E402
-from gabarito.retrieval.pipeline import RRF  # noqa: E402
-from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever  # noqa: E402
-from gabarito.retrieval.reuse import open_or_build  # noqa: E402
-from gabarito.study.runner import say, study_main  # noqa: E402
+from gabarito.measure.stats import ALPHA
+from gabarito.retrieval import fusion
+from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, analyzer_class
+from gabarito.retrieval.memory import ExactVectors
+from gabarito.retrieval.models.collection_vectors import MODELS, Vectors
+from gabarito.retrieval.pipeline import RRF
+from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever
+from gabarito.retrieval.reuse import open_or_build
+from gabarito.study.runner import say, study_main
 
 ORDER = ("adi", "cranfield", "cisi", "medline", "npl")
 TITLE = "BM25, dense retrieval and RRF on ADI, Cranfield, CISI, MEDLINE and NPL"

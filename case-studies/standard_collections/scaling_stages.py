@@ -1,82 +1,24 @@
 """The two measured stages of ``bench_scaling.py``: a real collection and a synthetic vector set,
 each on a freshly started embedded ArcadeDB server, next to the in-process references
-(bm25s, exact numpy search) timed on the same queries."""
+(bm25s, exact numpy search) timed on the same queries. What the peers' vector benchmark shares
+with them (server, schema, ingest, timing) is in :mod:`gabarito.measure.synthetic_vectors` and
+:mod:`gabarito.measure.timing`."""
 
 from __future__ import annotations
 
-import math
 import time
-from pathlib import Path
 
 import numpy as np
-from embeddings import MODELS, Vectors
 
-from gabarito.errors import GabaritoError
 from gabarito.inputs.collections import load_collection
-from gabarito.measure import timing
 from gabarito.measure.parity import BM25Reference
-from gabarito.measure.scaling import exact_topk, perturbed_copies, process_memory, recall_at_k, throughput
-from gabarito.measure.timing import load_average
+from gabarito.measure.scaling import exact_topk, recall_at_k
+from gabarito.measure.synthetic_vectors import (K, MODEL, ingest_synthetic, knn_sql, rss, start_server,
+                                                synthetic_schema)
+from gabarito.measure.timing import in_process, interleaved, load_average, timed
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer
+from gabarito.retrieval.models.collection_vectors import MODELS, Vectors
 from gabarito.study.runner import say
-
-MODEL = "minilm"
-K = 10
-VECTOR_DDL = "LSM_VECTOR METADATA {{dimensions: {dim}, similarity: 'COSINE', quantization: 'INT8'}}"
-SYN_TYPE = "Syn"
-
-
-def rss(server: ArcadeServer) -> dict | None:
-    return process_memory(server.process.pid if server.process else None)
-
-
-def timed(fn, inputs, min_queries: int) -> dict:
-    """Median/p95 of ``fn`` over ``inputs``, enough passes for ``min_queries`` samples, 5 warm-ups."""
-    reps = max(1, math.ceil(min_queries / len(inputs)))
-    samples = timing.time_calls(fn, inputs, repeat=reps, warmup=5)
-    out = timing.summarize(samples)
-    out["qps"] = throughput(len(samples), sum(samples) / 1000.0)
-    return out
-
-
-def interleaved(fns: dict, inputs, min_queries: int) -> dict:
-    """Like :func:`timed` for several settings at once, alternating them query by query so that
-    every setting meets the same load on a shared machine (no setting is timed in a quieter spell)."""
-    reps = max(1, math.ceil(min_queries / len(inputs)))
-    samples = {name: [] for name in fns}
-    for _ in range(reps):
-        for x in inputs:
-            for name, fn in fns.items():
-                t0 = time.perf_counter()
-                fn(x)
-                samples[name].append((time.perf_counter() - t0) * 1000.0)
-    out = {}
-    for name, values in samples.items():
-        out[name] = timing.summarize(values)
-        out[name]["qps"] = throughput(len(values), sum(values) / 1000.0)
-        out[name]["order"] = "interleaved with " + ", ".join(n for n in fns if n != name)
-    return out
-
-
-def start_server(root: Path, heap: str) -> ArcadeServer:
-    server = ArcadeServer(root, heap=heap).start()
-    return server
-
-
-def knn_sql(index_name: str, ef: bool) -> str:
-    arg = ", :ef" if ef else ""
-    return f"SELECT doc_id, distance FROM (SELECT expand(vector.neighbors('{index_name}', :v, :k{arg})))"
-
-
-def in_process(fn):
-    """Run ``fn`` with BLAS limited to one thread: on a shared 2-core machine a second BLAS thread
-    mostly spins against the server and the other processes, and it makes medians erratic."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn / numpy stacks
-        return fn()
-    with threadpool_limits(limits=1):
-        return fn()
 
 
 def exact_search_fn(matrix: np.ndarray):
@@ -162,37 +104,6 @@ def _ratio(a, b):
 
 
 # -- stage 2: synthetic vectors ------------------------------------------------------------------
-
-def synthetic_schema(client: ArcadeClient, dim: int) -> str:
-    """A vector-only type with the study's LSM_VECTOR settings; returns the vector index's name."""
-    for sql in (f"CREATE DOCUMENT TYPE {SYN_TYPE}", f"CREATE PROPERTY {SYN_TYPE}.doc_id STRING",
-                f"CREATE PROPERTY {SYN_TYPE}.embedding ARRAY_OF_FLOATS",
-                f"CREATE INDEX ON {SYN_TYPE} (doc_id) UNIQUE"):
-        client.command(sql)
-    created = client.command(f"CREATE INDEX ON {SYN_TYPE} (embedding) " + VECTOR_DDL.format(dim=dim))
-    return created[0]["name"]
-
-
-def ingest_synthetic(client: ArcadeClient, base: np.ndarray, matrix: np.ndarray, args, seed: int) -> float:
-    """Insert ``len(matrix)`` perturbed copies of ``base`` (kept in ``matrix``); returns seconds."""
-    n = len(matrix)
-    insert = f"INSERT INTO {SYN_TYPE} CONTENT :rows RETURN @rid"
-    t0 = time.perf_counter()
-    next_report = 0.1
-    for start, block in perturbed_copies(base, n, sigma=args.sigma, seed=seed, chunk=10_000):
-        matrix[start:start + len(block)] = block
-        for s in range(0, len(block), args.batch):
-            rows = [{"doc_id": f"s{start + s + i}", "embedding": v.tolist()}
-                    for i, v in enumerate(block[s:s + args.batch])]
-            got = len(client.command(insert, {"rows": rows}))
-            if got != len(rows):
-                raise GabaritoError(f"synthetic ingest: {got} of {len(rows)} rows inserted")
-        done = (start + len(block)) / n
-        if done >= next_report:
-            spent = time.perf_counter() - t0
-            say(f"  ingested {start + len(block)}/{n} ({spent:.0f} s, ~{spent / done - spent:.0f} s left)")
-            next_report = done + 0.1
-    return time.perf_counter() - t0
 
 
 def synthetic_queries(client: ArcadeClient, index_name: str, server: ArcadeServer, q_vecs: np.ndarray,

@@ -19,16 +19,13 @@ with). The model is cached like the others, keyed by its recipe and pairs.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
+from gabarito.hashing import sha256_file
+from gabarito.study.runner import variant_main
+from studies.standard_collections import train_rerankers as base
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import train_rerankers as base  # noqa: E402
-
-from gabarito.hashing import sha256_file  # noqa: E402
-from gabarito.study.runner import variant_main  # noqa: E402
 
 STEPS, TIME_LIMIT_S = 850, 2400.0  # 850 steps fit in about 30 minutes here; the guard only stops a slower machine
 BASELINE = "rerankers.json"

@@ -32,27 +32,24 @@ record, and reused only when its weights' sha256 matches the record (``--retrain
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import reranker_extras as extras  # noqa: E402
-from run_study import load_checked  # noqa: E402
-
-from gabarito.hashing import atomic_write_json, sha256_file, sha256_text  # noqa: E402
-from gabarito.core.runs import Qrels, Run  # noqa: E402
-from gabarito.measure.timing import load_average, wait_for_quiet  # noqa: E402
-from gabarito.measure.score import score_runs  # noqa: E402
-from gabarito.retrieval.models import cache_dir  # noqa: E402
-from gabarito.retrieval.pipeline import SecondReading  # noqa: E402
-from gabarito.retrieval.protocol import Queries  # noqa: E402
-from gabarito.retrieval.rerank import CrossEncoderReranker  # noqa: E402
-from gabarito.retrieval.rerank.memo import MemoReader  # noqa: E402
+from gabarito.hashing import atomic_write_json, sha256_file, sha256_text
+from gabarito.core.runs import Qrels, Run
+from gabarito.measure.timing import load_average, wait_for_quiet
+from gabarito.measure.score import score_runs
+from gabarito.retrieval.models import cache_dir
+from gabarito.retrieval.pipeline import SecondReading
+from gabarito.retrieval.protocol import Queries
+from gabarito.retrieval.rerank import CrossEncoderReranker
+from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.retrieval.rerank.training import PairPlan, TrainingConfig, build_pairs, cached_weights_match, \
-    train_cross_encoder  # noqa: E402
-from gabarito.study.runner import say, variant_main  # noqa: E402
+    train_cross_encoder
+from gabarito.study.runner import say, variant_main
+from studies.standard_collections import reranker_extras as extras
+from studies.standard_collections.run_study import load_checked
+
+HERE = Path(__file__).resolve().parent
 
 COLLECTIONS = ("adi", "cranfield", "cisi", "medline", "npl")
 FOLDS = ("cranfield", "npl", "cisi")

@@ -3,11 +3,14 @@
 :func:`time_calls` measures each call with :func:`time.perf_counter` (or an
 injected clock, which keeps tests deterministic) and returns milliseconds.
 :func:`summarize` reduces the samples to n, mean, median, p95, min and max;
-p95 uses numpy's default linear interpolation between order statistics.
+p95 uses numpy's default linear interpolation between order statistics. :func:`timed` and
+:func:`interleaved` add queries per second (several settings alternated query by query);
+:func:`in_process` keeps BLAS on one thread while an in-process reference is timed.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from typing import Any, Callable, Sequence
@@ -15,6 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError
+from gabarito.measure.scaling import throughput
 
 
 def summarize(samples_ms: Sequence[float]) -> dict[str, float]:
@@ -75,3 +79,42 @@ def wait_for_quiet(max_load: float, timeout_s: float, *, poll_s: float = 5.0,
         waited += poll_s
         now = read()
     return now
+
+
+def timed(fn, inputs, min_queries: int) -> dict:
+    """Median/p95 of ``fn`` over ``inputs``, enough passes for ``min_queries`` samples, 5 warm-ups."""
+    reps = max(1, math.ceil(min_queries / len(inputs)))
+    samples = time_calls(fn, inputs, repeat=reps, warmup=5)
+    out = summarize(samples)
+    out["qps"] = throughput(len(samples), sum(samples) / 1000.0)
+    return out
+
+
+def interleaved(fns: dict, inputs, min_queries: int) -> dict:
+    """Like :func:`timed` for several settings at once, alternating them query by query so that
+    every setting meets the same load on a shared machine (no setting is timed in a quieter spell)."""
+    reps = max(1, math.ceil(min_queries / len(inputs)))
+    samples = {name: [] for name in fns}
+    for _ in range(reps):
+        for x in inputs:
+            for name, fn in fns.items():
+                t0 = time.perf_counter()
+                fn(x)
+                samples[name].append((time.perf_counter() - t0) * 1000.0)
+    out = {}
+    for name, values in samples.items():
+        out[name] = summarize(values)
+        out[name]["qps"] = throughput(len(values), sum(values) / 1000.0)
+        out[name]["order"] = "interleaved with " + ", ".join(n for n in fns if n != name)
+    return out
+
+
+def in_process(fn):
+    """Run ``fn`` with BLAS limited to one thread: on a shared 2-core machine a second BLAS thread
+    mostly spins against the server and the other processes, and it makes medians erratic."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn / numpy stacks
+        return fn()
+    with threadpool_limits(limits=1):
+        return fn()

@@ -255,14 +255,19 @@ def all_downloads(root: str | Path) -> list[Path]:
 
 
 def study_module(path: str | Path):
-    """Import a study's own page-analysis module (``case-studies/<study>/page_analysis.py``),
-    which lives beside its study rather than in the package."""
-    import importlib.util
+    """A study's own module (``case-studies/<study>/page_analysis.py``, or any module under
+    ``case-studies/``), imported as the package module ``studies.<study>.<name>``: the case studies
+    install as the package ``studies`` (``setup.py``)."""
+    import importlib
 
-    path = Path(path).resolve()
-    spec = importlib.util.spec_from_file_location(f"gabarito_study_{path.parent.name}_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise GabaritoError("cannot import this file", path=path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    parts = Path(path).with_suffix("").parts
+    if "case-studies" not in parts:
+        raise GabaritoError("not a module of case-studies/", path=path)
+    at = len(parts) - 1 - parts[::-1].index("case-studies")
+    name = ".".join(("studies", *parts[at + 1:]))
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and not name.startswith(exc.name):
+            raise  # the module exists; something it imports is missing
+        raise GabaritoError(f"cannot import {name}", path=path) from None

@@ -156,13 +156,8 @@ def test_published_gold_is_frozen_verbatim_and_names_corpus_concepts(corpus_path
 
 def _protocol_module(name):
     import importlib
-    import sys
 
-    sys.path.insert(0, str(PROTOCOLS))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(PROTOCOLS))
+    return importlib.import_module(f"studies.benchmark_rrf.protocols.{name}")
 
 
 def test_protocol_sample_is_the_seeded_draw_of_unsampled_concepts(corpus_path):

@@ -20,10 +20,7 @@ from gabarito.retrieval.protocol import Queries
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "fusion"
-sys.path.insert(0, str(STUDY))
-
-import identity  # noqa: E402
-import page_analysis  # noqa: E402
+from studies.fusion import identity, page_analysis
 
 
 class FakeClient:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from copies import studies_env
 
 from gabarito.inputs.gold import verify_frozen
 from gabarito.core.runs import Qrels
@@ -30,7 +31,7 @@ def load(path: Path):
 
 
 def run_script(args, mirror):
-    env = {**os.environ, "GABARITO_DATA_MIRROR": str(mirror), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "GABARITO_DATA_MIRROR": str(mirror), **studies_env(Path(args[0]).parent.parent, {})}
     return subprocess.run([sys.executable, *map(str, args)], cwd=ROOT, env=env, capture_output=True, text=True)
 
 

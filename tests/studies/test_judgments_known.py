@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from copies import studies_env
 
 from gabarito.errors import GabaritoError
 from gabarito.inputs.gold import verify_frozen
@@ -33,7 +34,7 @@ def load(rel: str):
 
 
 def run_script(args, env_mirror, cwd=ROOT):
-    env = {**os.environ, "GABARITO_DATA_MIRROR": str(env_mirror), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "GABARITO_DATA_MIRROR": str(env_mirror), **studies_env(Path(args[0]).parent.parent, {})}
     return subprocess.run([sys.executable, *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True)
 
 

@@ -8,11 +8,10 @@ from pathlib import Path
 import numpy as np
 
 from gabarito.core.runs import Run
-from gabarito.publish.provenance import study_module
 from gabarito.retrieval.protocol import Queries
+from studies.standard_collections import reranker_extras as EX
 
 ROOT = Path(__file__).resolve().parents[2]
-EX = study_module(ROOT / "case-studies" / "standard_collections" / "reranker_extras.py")
 
 
 class LengthReader:

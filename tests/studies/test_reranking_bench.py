@@ -12,8 +12,7 @@ from gabarito.core.runs import Qrels, Run
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.score_table import ScoreTable
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "case-studies" / "reranking"))
-from rerank_bench import Bench, chunk_gold, measures, pick_questions, ranks, read_again  # noqa: E402
+from studies.reranking.rerank_bench import Bench, chunk_gold, measures, pick_questions, ranks, read_again
 
 
 def question(qid, relevant=(), answer=""):

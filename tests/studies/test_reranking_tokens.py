@@ -9,8 +9,8 @@ import pytest
 
 from gabarito.errors import GabaritoError
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "case-studies" / "reranking"))
-from rerank_tokens import count_tokens, describe_counts, listwise_prompt, load_tiktoken, permutation_answer  # noqa: E402
+from studies.reranking.rerank_tokens import (count_tokens, describe_counts, listwise_prompt, load_tiktoken,
+                                             permutation_answer)
 
 
 def test_describe_counts():

@@ -1,7 +1,6 @@
 """The engine-version study of the flagship: the worker on a real ArcadeDB (integration), the part
 that compares versions, the statements sent, and the committed results read back."""
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -11,19 +10,11 @@ import pytest
 from gabarito.errors import GabaritoError
 from gabarito.measure import metrics
 from gabarito.core.runs import Qrels, Run
+from studies.benchmark_rrf import version_sensitivity as vs
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "benchmark_rrf"
 
-
-def _load():
-    spec = importlib.util.spec_from_file_location("version_sensitivity", STUDY / "version_sensitivity.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-vs = _load()
 
 TINY = [
     {"doc_id": "solar", "title": "solar panels", "body": "photovoltaic modules on the roof of a house"},

@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from protocol_common import HERE, PROTOCOLS, check_draft, load_draft, protocol, read_json
-
 from gabarito.errors import run_main
+from studies.benchmark_rrf.protocols.protocol_common import (HERE, PROTOCOLS, check_draft, load_draft,
+                                                             protocol, read_json)
 
 
 def report(rows: list[dict]) -> tuple[list[str], int]:

@@ -19,12 +19,12 @@ import argparse
 import json
 from pathlib import Path
 
-from check_questions import report
-from protocol_common import HERE, PROTOCOLS, STUDY, THEME, check_draft, load_draft, packets, read_json
-
 from gabarito.errors import GabaritoError, run_main
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.gold import check_not_frozen, freeze_more, load_gold, verify_frozen
+from studies.benchmark_rrf.protocols.check_questions import report
+from studies.benchmark_rrf.protocols.protocol_common import (HERE, PROTOCOLS, STUDY, THEME, check_draft,
+                                                             load_draft, packets, read_json)
 
 MANIFEST = "gold_protocols.lock.json"
 PUBLISHED = "questions_published.json"

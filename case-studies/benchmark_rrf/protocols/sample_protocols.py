@@ -20,13 +20,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from protocol_common import HERE, STUDY, packets, read_json
-
 from gabarito.errors import run_main
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.corpus import load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import draw_sample
+from studies.benchmark_rrf.protocols.protocol_common import HERE, STUDY, packets, read_json
 
 SEED, N = 20261203, 80
 EXCLUDED_SAMPLES = ("sample.json", "sample_extended.json")
