@@ -67,7 +67,9 @@ def test_quick_run_writes_complete_results(study_copy, tmp_path):
         assert diff < 1e-3, name
 
     ce = res["cross_encoder"]
-    assert ce["measured"] is False and str(not_a_model) in ce["reason"] and ce["attempts"][0]["error"]
+    assert ce["measured"] is False and ce["reason"] == {"code": "rerank.no_cross_encoder_loaded",
+                                                        "tried": [str(not_a_model)]}
+    assert ce["attempts"][0]["error"]["code"].startswith("error.")  # a code, never the raw text alone
 
     assert len(res["headline"]) == len(STAGES) * len(READERS)
     for row in res["headline"]:

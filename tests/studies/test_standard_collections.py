@@ -186,7 +186,7 @@ def test_scaling_benchmark_tiny(study_copy, tmp_path, mirror):
     assert syn["n_docs"] == 2000 and syn["ingest_s"] > 0 and syn["vector_build_s"] > 0
     assert set(syn["ann_recall"]) == {"default", "ef200"} and syn["latency_ms"]["knn_ef200"]["n"] >= 20
     assert set(syn["side_by_side"]) == {"knn_default", "knn_ef200"}
-    assert "1000000" in res["skipped"] and "budget" in res["skipped"]["1000000"]["reason"]
+    assert "1000000" in res["skipped"] and res["skipped"]["1000000"]["reason"]["code"] == "scaling.skipped_budget"
     assert res["fits"]["vector_build_s"]["n_points"] == 2 and "slope" in res["fits"]["knn_median_ms"]
     assert "efSearch" in res["provenance"]["engine"]["efsearch"]["query_time"]
 
