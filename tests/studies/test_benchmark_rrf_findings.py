@@ -1,0 +1,199 @@
+"""The flagship chapter's findings (studies.benchmark_rrf.findings) on small hand-made results
+whose answers are known, and on the committed results.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gabarito.measure.report import Report
+from gabarito.publish import headlines
+from gabarito.publish.verdicts import p_text
+from studies.benchmark_rrf import findings
+
+STUDY = Path(__file__).resolve().parents[2] / "case-studies" / "benchmark_rrf"
+F = "rrf@10"
+
+
+def _test(measure, a, b, diff, p_holm, p=None):
+    return {"measure": measure, "a": a, "b": b, "mean_diff": diff, "ci_low": diff - 0.1, "ci_high": diff + 0.1,
+            "p_randomization": p_holm if p is None else p, "p_holm": p_holm, "wins": 3, "losses": 1, "ties": 6,
+            "p_sign": 0.5}
+
+
+def _set(means, tests, overlap=None, n=10):
+    """``means``: {method: (R@1, R@10, RR@10)}; every other measure equals RR@10."""
+    metrics = {m: {"R@1": v[0], "R@10": v[1], "RR@10": v[2], "nDCG@10": v[2]} for m, v in means.items()}
+    ci = {m: {x: [v - 0.05, v + 0.05] for x, v in ms.items()} for m, ms in metrics.items()}
+    return {"n": n, "metrics": metrics, "ci95": ci, "tests": tests,
+            "overlap_top1": overlap or {"both": 5, "only_a": 2, "only_b": 1, "neither": 2}}
+
+
+def _results(**sets):
+    return {"provenance": {"parameters": {"k": 10, "deep_k": 100}}, "sets": sets}
+
+
+def _all_tests(fused_vs, diff=0.0):
+    """Tests of the fusion against both singles on the four headline measures."""
+    return [_test(x, F, s, diff, p) for x in findings.HEADLINE_MEASURES for s, p in fused_vs.items()]
+
+
+# -- the fusion's verdicts ---------------------------------------------------------------------
+
+def test_a_fusion_that_never_wins_and_loses_in_one_set():
+    word_best = _set({"bm25": (0.9, 1.0, 0.9), "vector": (0.6, 0.9, 0.7), F: (0.8, 1.0, 0.85)},
+                     [_test(x, F, "bm25", -0.05, 0.4) for x in findings.HEADLINE_MEASURES]
+                     + [_test(x, "vector", F, -0.15, 0.001) for x in findings.HEADLINE_MEASURES])
+    meaning_best = _set({"bm25": (0.1, 0.2, 0.15), "vector": (0.5, 0.8, 0.6), F: (0.3, 0.7, 0.4)},
+                        [_test(x, F, "vector", -0.2, 0.0001) for x in findings.HEADLINE_MEASURES]
+                        + [_test(x, F, "bm25", 0.25, 0.0002) for x in findings.HEADLINE_MEASURES])
+    c = findings.across_sets(_results(main=word_best, other=meaning_best))
+    assert c["never_wins"] and c["loses_in"] == ["other"]
+    assert c["beats_worst"] == list(findings.HEADLINE_MEASURES)
+    assert c["best_single"] == {"main": "bm25", "other": "vector"} and c["best_changes"]
+    assert (c["by_word"], c["by_meaning"]) == (["main"], ["other"])
+    v = c["verdicts"]["main"]["RR@10"]
+    assert (v.single, v.verb, v.comparison.diff) == ("bm25", "empata com", -0.05)
+    # stored as vector - fusion; read back oriented fusion - vector
+    assert c["vs_worst"]["main"]["RR@10"].comparison.diff == pytest.approx(0.15)
+    assert c["verdicts"]["other"]["RR@10"].verb == "perde para"
+    assert p_text(c["verdicts"]["other"]["RR@10"].comparison.p_holm) == "p < 0,001"
+
+
+def test_tied_singles_go_to_the_first_and_a_zero_difference_is_a_tie():
+    tied = _set({"bm25": (0.5, 0.8, 0.6), "vector": (0.5, 0.8, 0.6), F: (0.5, 0.8, 0.6)},
+                _all_tests({"bm25": 0.0001, "vector": 0.0001}))
+    c = findings.across_sets(_results(main=tied))
+    assert c["best_single"] == {"main": "bm25"} and not c["best_changes"]
+    assert c["vs_worst"]["main"]["R@1"].single == "bm25"
+    # significant p but no difference: the fusion neither wins nor loses
+    assert {v.verdict for v in c["verdicts"]["main"].values()} == {"same"}
+    assert c["never_wins"] and c["loses_in"] == [] and c["beats_worst"] == []
+
+
+def test_paired_rows_orient_each_stored_test_second_minus_first_in_stored_order():
+    r = Report.from_dict(_set({"bm25": (0.9, 1.0, 0.9), "vector": (0.6, 0.9, 0.7), F: (0.8, 1.0, 0.85)},
+                              [_test("R@1", "bm25", "vector", 0.3, 0.01), _test("nDCG@10", "bm25", F, 0.1, 0.2),
+                               _test("R@10", "vector", F, -0.1, 0.3)]))
+    rows = findings.paired_rows(r, [{"bm25", "vector"}, {"vector", F}], ("R@1", "R@10"))
+    assert [(c.measure, c.a, c.b) for c in rows] == [("R@1", "vector", "bm25"), ("R@10", F, "vector")]
+    first = rows[0]
+    assert first.diff == pytest.approx(-0.3) and first.ci == pytest.approx((-0.4, -0.2))
+    assert (first.wins, first.losses, first.ties) == (1, 3, 6)
+
+
+# -- the three findings of a set ---------------------------------------------------------------
+
+def test_large_overlap_is_said_large_and_small_overlap_small():
+    tests = [_test("RR@10", F, "bm25", 0.0, 0.9)]
+    means = {"bm25": (0.9, 1.0, 0.9), "vector": (0.6, 0.9, 0.7), F: (0.8, 1.0, 0.85)}
+    big = findings.set_findings(_results(main=_set(means, tests, {"both": 24, "only_a": 12, "only_b": 3, "neither": 1},
+                                                   n=40)), "main", ["R@1", "R@10"])
+    assert big.shared.large and big.shared.word == "a maioria" and (big.shared.part, big.shared.whole) == (24, 39)
+    assert big.exclusive == 15
+    small = findings.set_findings(_results(main=_set(means, tests, {"both": 1, "only_a": 12, "only_b": 3, "neither": 4},
+                                                     n=20)), "main", ["R@1", "R@10"])
+    assert not small.shared.large and small.shared.word == "a minoria" and small.overlap["both"] == 1
+    none = findings.set_findings(_results(main=_set(means, tests, {"both": 0, "only_a": 2, "only_b": 3, "neither": 5})),
+                                 "main", ["R@1"])
+    assert none.shared.word == "nenhuma"
+
+
+def test_set_findings_count_wins_and_order_the_singles():
+    tests = [_test("RR@10", "bm25", F, -0.05, 0.0004, p=0.0001)]
+    s = _set({"bm25": (0.5, 0.8, 0.6), "vector": (0.7, 0.8, 0.65), F: (0.8, 0.9, 0.7)}, tests)
+    f = findings.set_findings(_results(main=s), "main", ["R@1", "R@10", "RR@10"])
+    assert (f.wins, f.n_measures, f.kind) == (3, 3, "all")
+    assert (f.first, f.topk) == ("meaning", "tie") and not f.near_all
+    assert f.vs_word.diff == pytest.approx(0.05) and p_text(f.vs_word.p) == "p < 0,001"
+    never = _set({"bm25": (0.9, 1.0, 0.9), "vector": (0.6, 0.95, 0.7), F: (0.8, 1.0, 0.85)}, tests)
+    f = findings.set_findings(_results(main=never), "main", ["R@1", "R@10", "RR@10"])
+    assert (f.wins, f.kind, f.first, f.topk, f.near_all) == (0, "none", "word", "word", True)
+
+
+# -- vocabulary, intervals, latency, versions ----------------------------------------------------
+
+def test_leakage_reading_falls_rises_or_stays():
+    def halves(low, high):
+        return {"halves": [{"top1": {"bm25": low}}, {"top1": {"bm25": high}}]}
+    assert findings.leakage_reading(halves(0.7, 0.95))["kind"] == "falls"
+    assert findings.leakage_reading(halves(0.95, 0.7))["kind"] == "rises"
+    assert findings.leakage_reading(halves(0.9, 0.9)) == {"kind": "flat", "high": 0.9, "low": 0.9}
+
+
+def test_interval_widths_skip_a_measure_at_its_ceiling():
+    sets = {"a": Report.from_dict({"metrics": {"f": {"R@10": 1.0, "R@1": 0.8}},
+                                   "ci95": {"f": {"R@10": [1.0, 1.0], "R@1": [0.7, 0.9]}}}),
+            "b": Report.from_dict({"metrics": {"f": {"R@10": 1.0, "R@1": 0.8}},
+                                   "ci95": {"f": {"R@10": [1.0, 1.0], "R@1": [0.75, 0.85]}}})}
+    w = findings.interval_widths(sets, "f", ["R@10", "R@1"])
+    assert w["illustrative"] == "R@1" and w["degenerate"] == ["R@10"]
+    assert w["widths"]["R@1"]["a"] == pytest.approx(0.2)
+    assert findings.at_ceiling(sets["a"], "f", "R@10") and not findings.at_ceiling(sets["a"], "f", "R@1")
+
+
+def test_latency_names_the_missed_target_and_the_paradoxes():
+    lat = {"encode": {"median": 81.6}, "knn": {"median": 5.0}, "bm25": {"median": 3.0},
+           "vector_full": {"median": 65.0}, "hybrid_full": {"median": 90.0},
+           "ratio_to_floor": {"bm25": 1.5, "knn": 3.2, "bm25_no_stop": 1.1}}
+    out = findings.latency(lat)
+    assert out["missed"] == ["knn"] and out["costliest_vector"] == "encode"
+    assert out["paradoxes"] == [{"whole": "vector_full", "part": "encode", "whole_median": 65.0, "part_median": 81.6}]
+    lat["ratio_to_floor"]["knn"] = findings.FLOOR_TARGET  # at the target is within it
+    assert findings.latency(lat)["missed"] == []
+
+
+def test_versions_stable_or_moving():
+    def vs(ranks_by_version, exact, variants=()):
+        agree = {v: {"exact": e} for v, e in zip(ranks_by_version, exact)} | {f"var{i}": {"exact": e}
+                                                                               for i, e in enumerate(variants)}
+        return {"versions": list(ranks_by_version), "published": {"ranks": {"q1": 1, "q2": 2}},
+                "runs": {v: {"ranks": r} for v, r in ranks_by_version.items()},
+                "comparison": {"agreement": agree}, "field_mapping": {"same_set": True}}
+    stable = findings.versions(vs({"1": {"q1": 1, "q2": 3}, "2": {"q1": 1, "q2": 3}}, [1, 1], [1, 2]))
+    assert stable["stable"] and stable["exact"] == 1 and stable["moved"] == 0
+    assert (stable["n_variants"], stable["best_variant"], stable["unexplained"]) == (2, 2, False)
+    moving = findings.versions(vs({"1": {"q1": 1, "q2": 3}, "2": {"q1": 2, "q2": 3}}, [1, 0]))
+    assert not moving["stable"] and moving["exact"] is None and moving["moved"] == 1
+    assert moving["best_variant"] is None and not moving["unexplained"]
+
+
+def test_hash_rows_and_generic_targets():
+    rows = findings.hash_rows({"files": {"a.json": "x", "b.json": "y"}}, {"gold_sha256": {"a.json": "x"}})
+    assert [(r["file"], r["match"], r["measured"]) for r in rows] == [("a.json", True, "x"), ("b.json", False, None)]
+    qs = [{"gold": "Trust", F: {"rank": 3}}, {"gold": "Social_Trust", F: {"rank": 1}}, {"gold": "Fear", F: {"rank": None}}]
+    gen = findings.generic_targets(qs, F)
+    assert [r["gold"] for r in gen["rows"]] == ["Trust", "Fear"] and gen["found"] == 1
+
+
+# -- the committed results ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def committed():
+    return json.loads((STUDY / "results.json").read_text(encoding="utf-8"))
+
+
+def test_headline_is_the_tables_numbers(committed):
+    h = findings.headline(committed)
+    assert h == headlines.flagship(committed)  # the same answer as before it moved here
+    main = committed["sets"]["main"]["metrics"]
+    assert h["rk"] == {"bm25": main["bm25"]["R@10"], "vector": main["vector"]["R@10"], "fused": main[F]["R@10"]}
+    assert h["r1"]["fused"] == main[F]["R@1"] and h["n"] == committed["sets"]["main"]["n"]
+    c = findings.across_sets(committed)
+    assert {s: v["best_single"] for s, v in h["sets"].items()} == c["best_single"]
+    assert h["best_vector_sets"] == c["by_meaning"]
+
+
+def test_overlap_halves_on_the_committed_results(committed):
+    sample = json.loads((STUDY / "sample.json").read_text(encoding="utf-8"))
+    v = findings.overlap_halves(committed["sets"]["main"], sample, ["bm25", "vector"])
+    assert sum(h["n"] for h in v["halves"]) == committed["sets"]["main"]["n"]
+    assert 0 <= v["mean"] <= 1 and v["halves"][0]["overlap"] < v["halves"][1]["overlap"]
+
+
+def test_the_overlap_sentence_on_the_committed_results_says_large(committed):
+    f = findings.set_findings(committed, "main", ["R@1", "R@10"])
+    o = committed["sets"]["main"]["overlap_top1"]
+    assert f.shared.part == o["both"] and f.shared.large == (o["both"] > f.exclusive)
