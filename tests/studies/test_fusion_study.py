@@ -20,7 +20,7 @@ from gabarito.retrieval.protocol import Queries
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "fusion"
-from studies.fusion import identity, page_analysis
+from studies.fusion import findings, identity
 
 
 class FakeClient:
@@ -161,13 +161,13 @@ def test_study_on_adi_end_to_end(adi_results):
 
 
 @pytest.mark.integration
-def test_page_analysis_reads_the_results(adi_results):
+def test_findings_read_the_results(adi_results):
     _, res = adi_results
-    tot = page_analysis.identity_totals(res)
+    tot = findings.identity_totals(res)
     assert tot["n"] == 16 and tot["identical_full"] + tot["differ"] == 16
-    rows = page_analysis.comparison_rows(res)
+    rows = findings.comparison_rows(res)
     tested = {t["a"] for t in res["corpora"]["adi"]["sets"]["adi"]["tests"]["nDCG@10"]}
     assert len(rows) == 1 and rows[0]["best"] in tested
-    k = page_analysis.k_rows(res)[0]
+    k = findings.k_rows(res)[0]
     assert set(k["values"]) == {1, 10, 60, 100} and k["spread"] >= 0
-    assert len(page_analysis.latency_rows(res)) == 2
+    assert len(findings.latency_rows(res)) == 2
