@@ -62,13 +62,15 @@ def by_reader(rows: Sequence[Mapping]) -> list[dict]:
 
 def significance(hl: Mapping) -> list[dict]:
     """For each direction (``"better"``, then ``"worse"``): the pairs significant before the
-    correction, those still significant after it (grouped by reader), and whether the correction
-    kept every one of them (``all_kept``: a sentence then says so instead of naming them twice)."""
+    correction and those still significant after it (grouped by reader), and ``after``:
+    ``"none"`` (the correction leaves none), ``"all"`` (it keeps every one: a sentence says so
+    instead of naming them twice) or ``"some"``."""
     out = []
     for way in ("better", "worse"):
         raw, kept = hl[f"{way}_raw"], hl[way]
+        after = "none" if not kept else "all" if len(kept) == len(raw) else "some"
         out.append({"direction": way, "raw": by_reader(raw), "n_raw": len(raw), "kept": by_reader(kept),
-                    "n_kept": len(kept), "all_kept": bool(raw) and len(kept) == len(raw)})
+                    "n_kept": len(kept), "after": after})
     return out
 
 
@@ -352,3 +354,14 @@ def cut_exercise(res: Mapping, cuts: Mapping[str, Mapping], readers: Sequence[st
     c = cuts[stage]
     best = max((moves_at_k(res, stage, r, k) for r in readers), key=lambda m: (m["entered"] - m["left"], m["entered"]))
     return {"stage": stage, "k": k, "cut": c, "row": next(r for r in c["rows"] if r["k"] == k), "best": best}
+
+
+def tokenizer_of(name: str) -> dict:
+    """What counted a prompt's tokens, from its recorded name: ``{"kind": "tiktoken", "name":
+    encoding}``, ``{"kind": "reader", "name": reader}`` (a reader model's own tokenizer) or
+    ``{"kind": "other", "name": name}``."""
+    if name.startswith("tiktoken "):
+        return {"kind": "tiktoken", "name": name.split(" ", 1)[1]}
+    if name.endswith(" tokenizer"):
+        return {"kind": "reader", "name": name[:-len(" tokenizer")]}
+    return {"kind": "other", "name": name}

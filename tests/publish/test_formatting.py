@@ -85,3 +85,10 @@ def test_table_scrolls_in_its_own_box_with_a_sticky_first_column():
     assert "&lt;x&gt;" in out and "10.000" in out and "<caption>Legenda</caption>" in out
     with pytest.raises(ValueError):
         html_table(["A", "B"], [["only one"]])
+
+
+def test_duration_speaks_in_hours_from_two_hours_on():
+    assert fmt.duration(24_100_000) == "6,7 h"
+    assert fmt.duration(fmt.HOURS_FROM_MS) == "2,0 h"
+    assert fmt.duration(fmt.HOURS_FROM_MS - 1) == fmt.ms(fmt.HOURS_FROM_MS - 1)
+    assert (fmt.duration(275_200), fmt.duration(481.6), fmt.duration(None)) == ("275,2 s", "481,6 ms", "—")

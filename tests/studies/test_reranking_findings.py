@@ -241,3 +241,145 @@ def test_budget_rows_compare_the_longer_reader_with_the_baseline_question_by_que
     more["folds"]["cranfield"]["first_stages"]["bm25"]["run_sha256"] = "other"
     with pytest.raises(ValueError, match="different first-stage runs"):
         RA.budget_rows(base, more)
+
+
+# -- the headline and the sentences beside the tables (edge cases that broke once) -------------------
+
+def _hl_res(rows):
+    return {"provenance": {"parameters": {"headline_N": 20}},
+            "headline": [{"first_stage": s, "reader": r, "before": {"hit@1": 0.5, "mrr": mb}, "after": {"hit@1": 0.5, "mrr": ma},
+                          "cutoff1": {"p": p, "gained": g, "lost": lo}} for s, r, mb, ma, p, g, lo in rows]}
+
+
+def test_headline_counts_one_and_several_and_leaves_out_ties_and_the_corrected():
+    res = _hl_res([("bm25", "ce", 0.5, 0.2, 0.0001, 0, 29),     # worse, far below the display floor
+                   ("dense", "ce", 0.5, 0.3, 0.0002, 1, 35),    # worse too: the same reader twice
+                   ("bm25", "mx", 0.5, 0.6, 0.03, 8, 2),        # better before Holm only
+                   ("dense", "mx", 0.5, 0.5, 0.0001, 4, 4),     # a tie: never better nor worse, whatever p
+                   ("rrf", "bi", 0.5, 0.9, 0.9, 3, 4)])         # never wins
+    h = PA.headline(res)
+    assert h["n"] == 5 and h["N"] == 20
+    assert [(r["first_stage"], r["reader"]) for r in h["worse"]] == [("bm25", "ce"), ("dense", "ce")]
+    assert h["better"] == [] and [r["reader"] for r in h["better_raw"]] == ["mx"]
+    assert all(r["p_holm"] >= r["p"] for r in h["rows"])
+    assert (h["largest_mrr"]["first_stage"], h["largest_mrr"]["reader"]) == ("rrf", "bi")
+    better, worse = PA.significance(h)
+    assert (better["n_raw"], better["n_kept"], better["after"]) == (1, 0, "none")
+    assert worse["after"] == "all" and worse["n_raw"] == 2
+    assert worse["raw"] == [{"reader": "ce", "first_stages": ["bm25", "dense"]}]  # the reader named once
+
+
+def test_significance_says_some_when_the_correction_keeps_part():
+    res = _hl_res([("bm25", "ce", 0.5, 0.2, 0.0001, 0, 29), ("dense", "ce", 0.5, 0.4, 0.03, 2, 10),
+                   ("rrf", "mx", 0.5, 0.5, 0.9, 3, 2)])  # Holm: 0.03 x 2 = 0.06, no longer below alpha
+    (_, worse) = PA.significance(PA.headline(res))
+    assert (worse["n_raw"], worse["n_kept"], worse["after"]) == (2, 1, "some")
+    assert worse["kept"] == [{"reader": "ce", "first_stages": ["bm25"]}]
+
+
+def test_the_significance_exercise_picks_the_most_lopsided_pair_and_its_verdict():
+    hl = PA.headline(_hl_res([("bm25", "ce", 0.5, 0.2, 0.0001, 1, 35), ("dense", "mx", 0.5, 0.6, 0.03, 8, 2)]))
+    e = PA.significance_exercise(hl)
+    assert e["row"]["reader"] == "ce" and e["row"]["gained"] == 1 and e["verdict"] == "corrected"
+    from gabarito.publish import formatting as fmt
+    from gabarito.publish.verdicts import p_text
+    assert p_text(e["row"]["p"]) == "p < 0,001" and fmt.plural(e["row"]["gained"], "pergunta", "perguntas") == "1 pergunta"
+    assert PA.significance_exercise(PA.headline(_hl_res([("a", "r", 0.5, 0.6, 0.03, 8, 2),
+                                                         ("b", "r", 0.5, 0.5, 0.02, 1, 1),
+                                                         ("c", "r", 0.5, 0.5, 0.04, 1, 1)])))["verdict"] == "raw_only"
+    assert PA.significance_exercise(PA.headline(_hl_res([("a", "r", 0.5, 0.6, 0.3, 3, 2)])))["verdict"] == "none"
+
+
+def test_rank_change_and_the_example_s_extremes():
+    assert [PA.rank_change(5, 1), PA.rank_change(5, 9), PA.rank_change(5, 5), PA.rank_change(5, None),
+            PA.rank_change(None, 3)] == ["up", "down", "same", "down", "up"]
+    ex = {"after": {"a": 4, "b": None, "c": 1}}
+    assert PA.example_extremes(ex) == {"highest": {"reader": "c", "rank": 1}, "lowest": {"reader": "b", "rank": None}}
+
+
+def test_the_range_of_questions_beyond_n_covers_every_first_stage(res):
+    res["per_question"]["dense"] = {"r1": {"q1": [1, 1], "q2": [9, 9], "q3": [None, None], "q4": [None, None]}}
+    cuts = {s: PA.cut_at_k(res, s, PA.CUTS) for s in ("bm25", "dense")}
+    r = PA.beyond_range(cuts)
+    values = [c["beyond"] for c in cuts.values()]
+    assert (r["fewest"]["beyond"], r["most"]["beyond"]) == (min(values), max(values)) == (2, 3)
+    b = PA.move_balance(res, ["bm25"], ["r1", "r2"], 1)
+    assert (b["best"]["reader"], b["worst"]["reader"]) == ("r1", "r2")
+
+
+def test_sweep_drop_and_tokenizer_names(res):
+    d = PA.sweep_drop(res)
+    assert (d["n"], d["fell"], d["largest"]["best_N"]) == (1, 1, 3)
+    assert PA.tokenizer_of("tiktoken o200k_base") == {"kind": "tiktoken", "name": "o200k_base"}
+    assert PA.tokenizer_of("bi-encoder mpnet tokenizer") == {"kind": "reader", "name": "bi-encoder mpnet"}
+    assert PA.tokenizer_of("words") == {"kind": "other", "name": "words"}
+
+
+# -- rerankers.json through Report ------------------------------------------------------------------
+
+def _row(a, b, diff, p, wins=3, losses=1, ties=2):
+    return {"measure": "nDCG@10", "a": a, "b": b, "mean_diff": diff, "ci_low": diff - 0.01, "ci_high": diff + 0.01,
+            "p_holm": p, "wins": wins, "losses": losses, "ties": ties}
+
+
+def _trained(tests_by_stage):
+    stages = {s: {"metrics": _stage_metrics(s, 0.5, {20: 0.4}), "tests": t} for s, t in tests_by_stage.items()}
+    return {"folds": {"npl": {"first_stages": stages}}}
+
+
+def test_trained_headline_orients_reread_minus_first_stage_whichever_way_it_was_stored():
+    tr = _trained({"bm25": [_row("bm25", "bm25+ce@20", -0.05, 0.01)],       # stored first stage first: reread better
+                   "dense": [_row("dense+ce@20", "dense", -0.02, 0.20)],     # worse, not significant
+                   "rrf": [_row("rrf+ce@20", "rrf", -0.04, 0.001)]})
+    h = RA.headline(tr)
+    assert h["total"] == 3 and [x["stage"] for x in h["better"]] == ["bm25"] and [x["stage"] for x in h["worse"]] == ["rrf"]
+    assert h["better"][0]["diff"] == pytest.approx(0.05)
+    assert RA.headline_summary(h) == {"changed": 2, "rest": 1}
+    t = RA.test_row(tr["folds"]["npl"]["first_stages"]["bm25"], "bm25", 20, "nDCG@10")
+    assert (t["gained"], t["lost"], t["same"], t["verdict"]) == (1, 3, 2, "better")
+    assert t["ci"] == [pytest.approx(0.04), pytest.approx(0.06)]
+
+
+def test_separability_summary_spans_every_row_and_states_its_threshold():
+    rows = [{"held_out": "a", "where": "held_out", "pairs": 10, "collections": [], "max_sd": 0.1,
+             "auc": {"assumed non-relevant": 0.45, "random, assumed non-relevant": 0.7}},
+            {"held_out": "b", "where": "held_out", "pairs": 10, "collections": [], "max_sd": 0.2,
+             "auc": {"assumed non-relevant": 0.55, "random, assumed non-relevant": 0.5}},
+            {"held_out": "a", "where": "training", "pairs": 10, "collections": [], "max_sd": 0.05,
+             "auc": {"assumed non-relevant": 0.6, "random, assumed non-relevant": 0.8}}]
+    s = RA.separability_summary(rows)
+    assert s["ranges"]["held_out"]["assumed non-relevant"] == (0.45, 0.55)
+    assert s["ranges"]["held_out"]["random, assumed non-relevant"] == (0.5, 0.7)
+    assert s["ranges"]["training"]["assumed non-relevant"] == (0.6, 0.6)
+    assert s["max_sd"] == 0.2 and s["separates"] is False and s["threshold"] == RA.SEPARATES
+    assert RA.separability_summary(rows, threshold=0.55)["separates"] is True
+
+
+def test_budget_summary_and_larger_n(tr):
+    rows = [{"stage": "bm25", "p_holm": 0.01, "diff": 0.02, "longer": 0.4, "alone": 0.5},
+            {"stage": "dense", "p_holm": 0.01, "diff": -0.01, "longer": 0.6, "alone": 0.5},
+            {"stage": "rrf", "p_holm": 0.3, "diff": 0.05, "longer": 0.3, "alone": 0.5}]
+    training = [{"which": "baseline", "steps": 1}, {"which": "longer", "steps": 2}]
+    b = RA.budget_summary(rows, training)
+    assert (b["n"], len(b["significant"]), b["favour_longer"]) == (3, 2, 1)
+    assert [r["stage"] for r in b["above_alone"]] == ["dense"] and b["longer"]["steps"] == 2
+    w = RA.larger_n_worse(tr)
+    assert (w["n"], w["worse"], w["largest_N"], w["smallest_N"]) == (2 * len(RA.STAGES), 2 * len(RA.STAGES), 20, 5)
+    assert RA.cost(tr)["busy"] == ["cisi"]
+
+
+def test_committed_headlines_agree_with_the_tables():
+    res = json.loads((STUDY / "results.json").read_text(encoding="utf-8"))
+    hl = PA.headline(res)
+    assert [(r["first_stage"], r["reader"], r["gained"], r["lost"], r["p"]) for r in hl["rows"]] == [
+        (h["first_stage"], h["reader"], h["cutoff1"]["gained"], h["cutoff1"]["lost"], h["cutoff1"]["p"]) for h in res["headline"]]
+    for s in PA.significance(hl):
+        assert s["n_raw"] == sum(len(g["first_stages"]) for g in s["raw"])
+    tr = json.loads((ROOT / "case-studies" / "standard_collections" / "rerankers.json").read_text(encoding="utf-8"))
+    ht = RA.headline(tr)
+    table = RA.headline_rows(tr)
+    assert ht["total"] == len(table)
+    assert [(r["held_out"], r["stage"]) for r in ht["worse"]] == [
+        (r["held_out"], r["stage"]) for r in table if r["verdict"] == "worse"]
+    assert [(r["held_out"], r["stage"]) for r in ht["better"]] == [
+        (r["held_out"], r["stage"]) for r in table if r["verdict"] == "better"]

@@ -1,0 +1,104 @@
+"""The classic-collections chapter's findings (studies.standard_collections.findings): the fused
+run against its inputs read through Report, on small hand-made results whose answers are known
+(a test stored either way round, a missing test, significant or not, one collection or several),
+and on the committed results.json: the headline's numbers are the table's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gabarito.measure.report import ALPHA
+from studies.standard_collections import findings as CF
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = ROOT / "case-studies" / "standard_collections"
+
+
+def _t(a, b, diff, p, dz=0.5):
+    return {"a": a, "b": b, "mean_diff": diff, "p_holm": p, "dz": dz}
+
+
+def _collection(fused, bm25, dense, tests, measure="nDCG@10"):
+    return {"rrf_bm25_input": {"chosen": "bm25_en"},
+            "metrics": {"rrf_mpnet": {measure: fused}, "bm25_en": {measure: bm25}, "dense_mpnet": {measure: dense}},
+            "tests": {measure: tests}}
+
+
+@pytest.fixture()
+def res():
+    return {"collections": {
+        # fused above both, both significant; the test against BM25 stored the other way round
+        "adi": _collection(0.5, 0.4, 0.3, [_t("bm25_en", "rrf_mpnet", -0.1, 0.001, -0.7),
+                                            _t("rrf_mpnet", "dense_mpnet", 0.2, 0.01)]),
+        # above both, one difference not significant
+        "npl": _collection(0.5, 0.45, 0.49, [_t("rrf_mpnet", "bm25_en", 0.05, 0.2), _t("rrf_mpnet", "dense_mpnet", 0.01, 0.001)]),
+        # below the dense run; no test against BM25 stored
+        "cisi": _collection(0.3, 0.2, 0.35, [_t("dense_mpnet", "rrf_mpnet", 0.05, 0.04)]),
+    }}
+
+
+def test_headline_orients_fused_minus_the_other_and_counts_significance(res):
+    h = CF.headline(res)
+    assert (h["n"], h["beats_both"], h["beats_both_significant"], h["measure"]) == (3, 2, 1, "nDCG@10")
+    adi, npl, cisi = h["rows"]
+    assert adi["vs_bm25"]["diff"] == pytest.approx(0.1) and adi["vs_bm25"]["dz"] == pytest.approx(0.7)
+    assert adi["vs_bm25"]["verdict"] == "better" and adi["beats_both_significant"]
+    assert npl["beats_both"] and not npl["beats_both_significant"] and npl["vs_bm25"]["verdict"] == "same"
+    assert cisi["vs_bm25"] is None and cisi["vs_dense"]["diff"] == pytest.approx(-0.05)
+    assert cisi["vs_dense"]["verdict"] == "worse" and not cisi["beats_both"]
+    assert adi["values"] == {"rrf_mpnet": 0.5, "bm25_en": 0.4, "dense_mpnet": 0.3}
+
+
+def test_a_p_just_at_alpha_is_not_significant(res):
+    res["collections"]["adi"]["tests"]["nDCG@10"][1]["p_holm"] = ALPHA
+    assert CF.headline(res)["beats_both_significant"] == 0
+
+
+def test_fusion_answers_leave_out_a_pair_without_a_test(res):
+    answers = CF.fusion_answers(res, ["cisi", "adi"], measures=["nDCG@10"])
+    assert [a["collection"] for a in answers] == ["cisi", "adi"]
+    (cisi,) = answers[0]["measures"]
+    assert [x["method"] for x in cisi["against"]] == ["dense_mpnet"]
+    c = cisi["against"][0]["comparison"]
+    assert (c.a, c.b, c.direction, c.significant) == ("rrf_mpnet", "dense_mpnet", -1, True)
+    adi = answers[1]["measures"][0]["against"]
+    assert [x["method"] for x in adi] == ["bm25_en", "dense_mpnet"] and adi[0]["comparison"].diff == pytest.approx(0.1)
+
+
+def test_pvalue_matrix_is_symmetric_with_none_where_no_test(res):
+    methods = ["rrf_mpnet", "bm25_en", "dense_mpnet"]
+    z = CF.pvalue_matrix(res, "adi", methods)
+    assert z[0][0] is None and z[0][1] == z[1][0] == 0.001 and z[0][2] == z[2][0] == 0.01
+    assert z[1][2] is None  # BM25 against dense was not stored in this fixture
+
+
+def test_side_by_side_lists_real_then_synthetic_corpora():
+    scaling = {"real": {"adi": {"side_by_side": {"bm25": {"arcadedb_http_qps": 100.0, "bm25s_in_process_qps": 1000.0,
+                                                          "ratio_bm25s_over_arcadedb": 10.0}}},
+                        "npl": {}},
+               "synthetic": {"30000": {"side_by_side": {"knn": {"arcadedb_http_qps": 50.0, "numpy_exact_qps": 500.0,
+                                                                "ratio_numpy_over_arcadedb": 10.0}}}}}
+    rows = CF.side_by_side(scaling)
+    assert [(r["collection"], r["n_vectors"], r["kind"]) for r in rows] == [("adi", None, "bm25"), (None, 30000, "knn")]
+    assert rows[1]["in_process_qps"] == 500.0 and rows[0]["ratio"] == 10.0
+
+
+def test_committed_headline_numbers_are_the_table_s():
+    res = json.loads((STUDY / "results.json").read_text(encoding="utf-8"))
+    h = CF.headline(res)
+    assert h["n"] == len(res["collections"])
+    for row in h["rows"]:
+        col = res["collections"][row["collection"]]
+        for method, value in row["values"].items():
+            assert value == col["metrics"][method]["nDCG@10"]  # the numbers of the results table
+        stored = {frozenset((t["a"], t["b"])): t for t in col["tests"]["nDCG@10"]}
+        for other, key in ((row["bm25"], "vs_bm25"), ("dense_mpnet", "vs_dense")):
+            t = stored[frozenset(("rrf_mpnet", other))]
+            assert row[key]["p_holm"] == t["p_holm"]  # the numbers of the significance matrix
+            assert abs(row[key]["diff"]) == pytest.approx(abs(t["mean_diff"]), abs=1e-15)
+        assert row["beats_both"] == (row["values"]["rrf_mpnet"] > max(row["values"][row["bm25"]],
+                                                                        row["values"]["dense_mpnet"]))
+    assert h["beats_both"] == sum(r["beats_both"] for r in h["rows"])
