@@ -1,8 +1,11 @@
-"""What the cost page (notebooks/custo.ipynb) derives from the peers results; no prose here.
+"""What the cost page (notebooks/custo.ipynb) states, from the peers results; numbers, keys and
+verdicts, no sentences.
 
 ``bm25.json`` (BM25 engines and ArcadeDB's stages), ``vectors.json`` (vector engines),
 ``encoders.json`` (torch vs ONNX Runtime) and ``budget.json`` (cold and warm runs). Every
-function returns numbers and keys; the page writes the sentences.
+function returns numbers and keys; the page writes the sentences. :func:`headline` is what the
+page's first screen states; the choices (which load makes timings invalid, which engines store
+lengths lossily, the targets) are constants below, stated once.
 """
 
 from __future__ import annotations
@@ -11,7 +14,20 @@ import math
 import re
 from typing import Mapping
 
+from gabarito.publish.verdicts import span
+
 BM25_PEERS = ("lucene", "bm25s", "tantivy")
+#: The BM25 engines that store a document's length in one byte (lossy), unlike ArcadeDB.
+LOSSY_LENGTHS = ("lucene", "tantivy")
+#: The peer whose lists must equal ArcadeDB's (same analyzer, exact lengths).
+EXACT_PEER = "bm25s"
+#: With a one-minute load average above this, at the start or the end, timings are not a clean
+#: measure of the engine (the project's rule; the benchmarks record it as ``latency_valid``).
+MAX_LOAD = 1.0
+#: The vector engines the headline sets beside ArcadeDB.
+HEADLINE_VECTOR_PEERS = ("faiss_hnsw", "hnswlib", "usearch")
+#: The model and study the headline speaks of.
+HEADLINE_MODEL, FLAGSHIP = "mpnet", "benchmark_rrf"
 #: How a study's phase names fall into the page's categories (first rule that matches wins).
 PHASE_RULES = [
     ("model", r"model"), ("encode", r"encod|embed|dense first|vectors?$"), ("latency", r"latenc|bench"),
@@ -232,3 +248,92 @@ def vector_summary(vectors: Mapping, width: int = 100) -> dict:
     return {"n": n, "width": width, "arcadedb": {"recall": arcade["recall"], "qps": arcade["qps"]},
             "engines": {r["engine"]: {"ratio": r["ratio"], "recall": r["recall"]} for r in at
                         if r["engine"] != "arcadedb_vector"}}
+
+
+# -- what the page states ---------------------------------------------------------------------------
+
+def load(results: Mapping) -> dict | None:
+    """The one-minute load average at the start and the end of a benchmark, and whether its
+    timings count (at most :data:`MAX_LOAD` at both ends; the recorded ``latency_valid`` when the
+    benchmark recorded one). None when the load was not recorded."""
+    m = results["provenance"]["machine"]
+    start, end = m.get("load_average_start"), m.get("load_average_end")
+    if not start or not end:
+        return None
+    valid = m.get("latency_valid")
+    if valid is None:
+        valid = max(start[0], end[0]) <= MAX_LOAD
+    return {"start": start[0], "end": end[0], "valid": bool(valid), "max_load": MAX_LOAD}
+
+
+def bm25_agreement(bm25: Mapping) -> dict:
+    """Agreement with ArcadeDB over the rows of the BM25 table: the lowest share of identical
+    top-10 lists of :data:`EXACT_PEER`, the lowest and highest share of the lossy engines
+    (:data:`LOSSY_LENGTHS`, every collection), and the largest |nDCG@10 difference| of any peer."""
+    rows = bm25_rows(bm25)
+    lossy = [r["identical_share"] for r in rows if r["engine"] in LOSSY_LENGTHS]
+    return {"exact_peer": EXACT_PEER, "lossy": list(LOSSY_LENGTHS),
+            "exact_min": min(r["identical_share"] for r in rows if r["engine"] == EXACT_PEER),
+            "lossy_span": span(lossy),
+            "max_abs_ndcg_diff": max(abs(r["ndcg_diff"]) for r in rows if r["engine"] in BM25_PEERS)}
+
+
+def largest_collection(bm25: Mapping) -> dict:
+    """The stage row (:func:`stage_rows`) of the collection with the most documents."""
+    return max(stage_rows(bm25), key=lambda r: r["n_docs"])
+
+
+def vector_setup(vectors: Mapping, bm25: Mapping) -> dict:
+    """How the synthetic vectors were made: the collection whose document vectors seed them,
+    how many vectors and judged queries it has, the model and its dimension, the sample the
+    ONNX Runtime was checked on, the graph parameters and the search widths.
+
+    ``vectors.json`` names the seed collection in its corpus description (``"npl all-MiniLM..."``)
+    and does not record its counts; they are the collection's, as ``bm25.json`` of the same study
+    records them (``n_docs``, ``n_queries``: every judged query). A ``collection``, ``n_base`` or
+    ``n_queries`` recorded in the corpus block is used first."""
+    prov = vectors["provenance"]
+    corpus, model, params = prov["corpus"], prov["model"], prov["parameters"]
+    collection = corpus.get("collection") or corpus["base"].split()[0]
+    counts = bm25["collections"][collection]
+    return {"collection": collection, "n_base": corpus.get("n_base", counts["n_docs"]),
+            "n_queries": corpus.get("n_queries", counts["n_queries"]), "model_id": model["model_id"],
+            "dim": model["dim"], "equivalence": dict(model["equivalence"]["texts"]), "M": params["M"],
+            "ef_construction": params["ef_construction"], "widths": list(params["widths"])}
+
+
+def onnx_gain(budget: Mapping) -> list[dict]:
+    """Per study measured cold with both backends: ``split`` (the study records its phases)
+    with model load and encoding seconds for each backend, or the two totals."""
+    per_study: dict[str, dict] = {}
+    for r in budget_rows(budget):
+        if "failed" not in r:
+            per_study.setdefault(r["study"], {})[r["run"]] = r["categories"]
+    out = []
+    for study, runs in per_study.items():
+        auto, torch = runs.get("cold_auto"), runs.get("cold_torch")
+        if not (auto and torch):
+            continue
+        if "model" in auto and "encode" in auto:
+            out.append({"study": study, "split": True, "model": (auto["model"], torch.get("model")),
+                        "encode": (auto["encode"], torch.get("encode"))})
+        else:
+            out.append({"study": study, "split": False, "total": (sum(auto.values()), sum(torch.values()))})
+    return out
+
+
+def headline(bm25: Mapping, vectors: Mapping, encoders: Mapping, budget: Mapping) -> dict:
+    """What the page's first screen states: ``encoder`` (the fastest ONNX setting of
+    :data:`HEADLINE_MODEL`, :func:`encoder_rows`), ``bm25`` (:func:`bm25_summary`), ``vectors``
+    (:func:`vector_summary`, its engines limited to :data:`HEADLINE_VECTOR_PEERS`), ``floor`` (the
+    ArcadeDB kNN over the HTTP floor at that size and width) and ``flagship`` (the main study's
+    measured cold and warm run, None when not measured)."""
+    enc = next(r for r in encoder_rows(encoders) if r["model"] == HEADLINE_MODEL and r["fastest"])
+    vs = vector_summary(vectors)
+    vs = {**vs, "engines": {e: v for e, v in vs["engines"].items() if e in HEADLINE_VECTOR_PEERS}}
+    floor = next(r for r in vector_floor(vectors) if r["n"] == vs["n"] and r["width"] == vs["width"])
+    flag = next((r for r in budget_summary(budget, encoders, bm25)["rows"]
+                 if r["study"] == FLAGSHIP and r["cold_basis"] == "measured"), None)
+    if flag and not (flag["cold_s"] and flag["cold_torch_s"]):
+        flag = None
+    return {"encoder": enc, "bm25": bm25_summary(bm25), "vectors": vs, "floor": floor, "flagship": flag}
