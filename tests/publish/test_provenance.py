@@ -1,4 +1,5 @@
-"""Provenance boxes, downloads, chapter headlines and the flagship's own page analysis."""
+"""Provenance boxes, downloads and chapter headlines (the flagship's findings are tested in
+tests/studies/test_benchmark_rrf_findings.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from gabarito.publish import headlines, provenance
 
 REPO = Path(__file__).resolve().parents[2]
 STUDIES = REPO / "case-studies"
-analysis = provenance.study_module(STUDIES / "benchmark_rrf" / "page_analysis.py")
 
 
 def _results(name: str) -> dict:
@@ -65,25 +65,3 @@ def test_collections_headline_counts_from_the_tests():
     assert 0 <= h["beats_both_significant"] <= h["beats_both"] <= h["n"]
     for r in h["rows"]:
         assert r["beats_both"] == (r["vs_bm25"]["diff"] > 0 and r["vs_dense"]["diff"] > 0)
-
-
-def test_interval_widths_skip_a_measure_at_its_ceiling():
-    sets = {"a": {"ci95": {"f": {"R@10": [1.0, 1.0], "R@1": [0.7, 0.9]}}},
-            "b": {"ci95": {"f": {"R@10": [1.0, 1.0], "R@1": [0.75, 0.85]}}}}
-    w = analysis.interval_widths(sets, "f", ["R@10", "R@1"])
-    assert w["illustrative"] == "R@1" and w["degenerate"] == ["R@10"]
-    assert w["widths"]["R@1"]["a"] == pytest.approx(0.2)
-
-
-def test_stage_paradoxes_are_found():
-    lat = {"encode": {"median": 81.6}, "knn": {"median": 5.0}, "vector_full": {"median": 65.0}}
-    out = analysis.stage_paradoxes(lat, {"vector_full": ["encode", "knn"]})
-    assert out == [{"whole": "vector_full", "part": "encode", "whole_median": 65.0, "part_median": 81.6}]
-
-
-def test_overlap_halves_on_the_committed_results():
-    res = _results("benchmark_rrf")
-    sample = json.loads((STUDIES / "benchmark_rrf" / "sample.json").read_text(encoding="utf-8"))
-    v = analysis.overlap_halves(res["sets"]["main"], sample, ["bm25", "vector"])
-    assert sum(h["n"] for h in v["halves"]) == res["sets"]["main"]["n"]
-    assert 0 <= v["mean"] <= 1

@@ -1,0 +1,159 @@
+"""What the judgments chapter (notebooks/julgamentos.ipynb) states, computed from this study's
+``results.json``: the headline (:func:`headline`, also on the home page), the agreement with and
+without the pairs both assessors gave 0 (:func:`kappa_drop`, :func:`kappa_band`), how the third
+assessor decided (:func:`adjudication`), how packet 21's new grades moved (:func:`regrade_drift`),
+the fusion against the best single method under every regime and tie-break
+(:func:`fusion_by_regime`, :func:`fusion_by_tiebreak`) and how much the tie-break rule changes the
+metrics (:func:`tiebreak_sensitivity`).
+
+Score blocks (a regime's metrics and paired tests) are read through
+:class:`gabarito.measure.report.Report`, and the fusion's verdict is the flagship's
+(:func:`studies.benchmark_rrf.findings.fusion_verdict`: Holm-corrected, at ``ALPHA``). Every
+threshold a sentence depends on is stated once, below; the page writes the words.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from gabarito.measure.report import Report
+from gabarito.publish.verdicts import span
+from studies.benchmark_rrf.findings import SINGLES, FusionVerdict, fusion_verdict
+
+__all__ = ["KAPPA_BANDS", "LEANS_HIGH", "MAX_LIKE", "MEASURE", "MECHANICAL", "adjudication", "fusion_by_regime",
+           "fusion_by_tiebreak", "headline", "kappa_band", "kappa_drop", "regrade_drift", "tiebreak_sensitivity"]
+
+#: The measure the headline and the fusion tables read.
+MEASURE = "nDCG@10"
+#: Landis and Koch's names for bands of kappa: up to each bound, its name; above the last,
+#: :data:`TOP_BAND`.
+KAPPA_BANDS = ((0.2, "leve"), (0.4, "razoável"), (0.6, "moderada"), (0.8, "substancial"))
+TOP_BAND = "quase perfeita"
+#: A share of disagreements the third assessor settled on the higher grade from which the page
+#: says the tie-break worked as max(A, B), and from which it says it leaned to the higher grade.
+MAX_LIKE = 0.9
+LEANS_HIGH = 0.6
+#: The regimes whose grades a tie-break rule changes, and the mechanical rules compared with the
+#: third assessor's.
+TIEBREAK_REGIMES = ("graded", "full")
+MECHANICAL = ("min", "max")
+
+
+def _fused(results: Mapping) -> str:
+    return f"rrf@{results['provenance']['parameters']['cutoff']}"
+
+
+def headline(results: Mapping, measure: str = MEASURE) -> dict:
+    """The chapter's headline: the range of the assessors' linearly weighted kappa over the gold
+    sets (``kappa_min``, ``kappa_max``) and without the pairs both gave 0 (``kappa_nonzero_min``,
+    ``kappa_nonzero_max``), how many of BM25's wrong first places were judged acceptable (grade
+    >= 1: ``bm25_misses``, ``bm25_acceptable``), the gold sets where the order of the methods by
+    ``measure`` changes from the single answer to graded judgments (``order_changed``), the sets
+    (``sets``) and the third assessor's decisions (``adjudication``: ``{"higher", "n"}``)."""
+    sets = list(results["sets"])
+    agreement = [results["sets"][s]["agreement"] for s in sets]
+    kappa = span(a["linear"]["kappa"] for a in agreement)
+    nonzero = span(a["either_nonzero"]["linear"]["kappa"] for a in agreement)
+    misses = [results["sets"][s]["acceptable_misses"]["bm25"] for s in sets]
+    changed = [s for s in sets if results["sets"][s]["regimes"]["single"]["order"][measure]
+               != results["sets"][s]["regimes"]["graded"]["order"][measure]]
+    d = results["adjudication"]
+    return {"sets": sets, "kappa_min": kappa[0], "kappa_max": kappa[1],
+            "kappa_nonzero_min": nonzero[0], "kappa_nonzero_max": nonzero[1],
+            "bm25_misses": sum(m["misses"] for m in misses), "bm25_acceptable": sum(m["acceptable"] for m in misses),
+            "order_changed": changed, "adjudication": {"higher": d["higher"], "n": d["n"]}}
+
+
+def kappa_band(kappa: float) -> str:
+    """Landis and Koch's name for the agreement a kappa measures (``"moderada"``, ...)."""
+    return next((name for bound, name in KAPPA_BANDS if kappa <= bound), TOP_BAND)
+
+
+def kappa_drop(results: Mapping) -> dict:
+    """The linearly weighted kappa without the pairs both assessors gave 0: ``{"fell": [sets
+    where it is below the kappa over all pairs], "everywhere": it fell in every set, "n_sets",
+    "zeros": pairs dropped in the round, "all": {"kappa", "band", "n_pairs"}, "nonzero":
+    {"kappa", "band", "unweighted", "n_pairs"}}`` (the round's totals, packets 01 to 20)."""
+    sets = results["sets"]
+    fell = [s for s, x in sets.items()
+            if x["agreement"]["either_nonzero"]["linear"]["kappa"] < x["agreement"]["linear"]["kappa"]]
+    total, nz = results["agreement"], results["agreement"]["either_nonzero"]
+    return {"fell": fell, "everywhere": len(fell) == len(sets), "n_sets": len(sets),
+            "zeros": total["n_pairs"] - nz["n_pairs"],
+            "all": {"kappa": total["linear"]["kappa"], "band": kappa_band(total["linear"]["kappa"]),
+                    "n_pairs": total["n_pairs"]},
+            "nonzero": {"kappa": nz["linear"]["kappa"], "band": kappa_band(nz["linear"]["kappa"]),
+                        "unweighted": nz["unweighted"]["kappa"], "n_pairs": nz["n_pairs"]}}
+
+
+def adjudication(d: Mapping) -> dict:
+    """How the third assessor settled one round's disagreements (``results["adjudication"]`` or
+    packet 21's): ``{"rows": [{"low", "high" (None on the total row), "n", "higher", "lower",
+    "between", "outside"}] (one per kind of disagreement, then the total), "share": the share
+    settled on the higher grade, "kind": "max" (at least :data:`MAX_LIKE`), "leans" (at least
+    :data:`LEANS_HIGH`) or "neutral", "zero_one": {"n", "higher"} of the 0-against-1 ones}``."""
+    counts = ("n", "higher", "lower", "between", "outside")
+    rows = [{"low": kind.split("-")[0], "high": kind.split("-")[1], **{c: x[c] for c in counts}}
+            for kind, x in d["by_kind"].items()]
+    rows.append({"low": None, "high": None, **{c: d[c] for c in counts}})
+    share = d["higher"] / d["n"] if d["n"] else 0.0
+    kind = "max" if share >= MAX_LIKE else "leans" if share >= LEANS_HIGH else "neutral"
+    zero_one = d["by_kind"].get("0-1", {"n": 0, "higher": 0})
+    return {"rows": rows, "share": share, "kind": kind, "zero_one": {"n": zero_one["n"], "higher": zero_one["higher"]}}
+
+
+def regrade_drift(decoys_vs_frozen: Mapping) -> dict:
+    """Packet 21's new final grades of already judged candidates against their frozen grades:
+    ``{"n", "same", "same_share", "up", "down", "direction": "higher" | "lower" | "mixed"}`` (the
+    confusion matrix has the new grade in rows and the frozen one in columns)."""
+    m = decoys_vs_frozen["final"]["confusion"]
+    size = range(len(m))
+    up = sum(m[i][j] for i in size for j in size if i > j)
+    down = sum(m[i][j] for i in size for j in size if i < j)
+    n, same = decoys_vs_frozen["n"], decoys_vs_frozen["same_final_grade"]
+    return {"n": n, "same": same, "same_share": same / n if n else 0.0, "up": up, "down": down,
+            "direction": "higher" if up > down else "lower" if down > up else "mixed"}
+
+
+def fusion_by_regime(results: Mapping, regimes: Sequence[str], measure: str = MEASURE,
+                     singles: Sequence[str] = SINGLES) -> dict[str, dict[str, FusionVerdict]]:
+    """``{set: {regime: the fusion against the best single method on measure}}``."""
+    fused = _fused(results)
+    return {s: {r: fusion_verdict(Report.from_dict(x["regimes"][r]), fused, singles, measure) for r in regimes}
+            for s, x in results["sets"].items()}
+
+
+def fusion_by_tiebreak(results: Mapping, rules: Sequence[str], regime: str = "graded", measure: str = MEASURE,
+                       singles: Sequence[str] = SINGLES) -> dict[str, dict[str, FusionVerdict]]:
+    """``{set: {rule: the fusion against the best single method}}`` in ``regime`` under each
+    tie-break ``rule`` (``adjudicated``, ``min``, ``max``)."""
+    fused = _fused(results)
+    return {s: {k: fusion_verdict(Report.from_dict(x["adjudication_regimes"][k][regime]), fused, singles, measure)
+                for k in rules} for s, x in results["sets"].items()}
+
+
+def tiebreak_sensitivity(results: Mapping, methods: Sequence[str], rules: Sequence[str],
+                         measure: str = MEASURE) -> dict:
+    """Each method's ``measure`` under each tie-break rule, against the third assessor's.
+
+    Returns ``{"rows": [{"set", "regime", "rule", "values": {method: mean}, "best"}],
+    "order_changed": [(set, regime, rule) whose order of the methods differs from the third
+    assessor's], "n_combinations": sets x regimes x mechanical rules, "largest": {"diff", "set",
+    "regime", "rule", "method"} (the largest change of one method's mean; None when none)}``."""
+    rows, changed, largest = [], [], None
+    for s, x in results["sets"].items():
+        for r in TIEBREAK_REGIMES:
+            base = x["adjudication_regimes"]["adjudicated"][r]
+            for k in rules:
+                block = x["adjudication_regimes"][k][r]
+                rep = Report.from_dict(block)
+                rows.append({"set": s, "regime": r, "rule": k, "values": {m: rep.mean(m, measure) for m in methods},
+                             "best": block["order"][measure][0]})
+                if block["order"][measure] != base["order"][measure]:
+                    changed.append((s, r, k))
+                for m in methods:
+                    diff = abs(rep.mean(m, measure) - base["metrics"][m][measure])
+                    if diff > (largest["diff"] if largest else 0.0):
+                        largest = {"diff": diff, "set": s, "regime": r, "rule": k, "method": m}
+    return {"rows": rows, "order_changed": changed,
+            "n_combinations": len(results["sets"]) * len(TIEBREAK_REGIMES) * len(MECHANICAL), "largest": largest}
