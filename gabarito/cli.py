@@ -208,6 +208,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         for spec in (study, *map(study.variant, study.variants)):
             if spec.results_path.exists() and not args.force:
                 verify(spec.results_path)
+        for path in study.recorded_writes():
+            verify(path)
     for study in studies:
         for spec in (study, *map(study.variant, study.variants)):
             reason = "forced" if args.force else spec.staleness(args.mirror)
@@ -216,6 +218,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                 run_study(spec, extra)
             else:
                 print(f"{spec.name}: results are current", file=sys.stderr)
+        for entry, rel in study.written():  # run by hand: they need a quiet machine, other engines or gold work
+            reason = study.file_state(entry, rel, args.mirror)
+            if reason:
+                print(f"{study.name}/{rel}: {reason} (not rerun here: python "
+                      f"{os.path.relpath(study.dir / entry['script'], ROOT)})", file=sys.stderr)
     _build_site(args)
     return 0
 
@@ -228,6 +235,12 @@ def cmd_studies(args: argparse.Namespace) -> int:
             except GabaritoError as exc:
                 state = f"cannot tell: {exc}"
             print(f"{spec.name:40} {state}")
+        for entry, rel in study.written():
+            try:
+                state = study.file_state(entry, rel, args.mirror) or "current"
+            except GabaritoError as exc:
+                state = f"cannot tell: {exc}"
+            print(f"{study.name + '/' + rel:40} {state} (written by {entry['script']})")
     return 0
 
 

@@ -17,11 +17,19 @@
   results file (``[{"script", "results"}]``, run with :func:`gabarito.study.runner.variant_main`);
   ``gabarito report`` runs them after the study when their results are stale;
 * ``after`` -- names of studies whose results (or cached models) this one reads: ``gabarito report``
-  runs those first.
+  runs those first;
+* ``writes`` -- the other scripts that write a file a page reads (``[{"script", "files",
+  "frozen_in"?}]``; ``script`` and ``files`` relative to the study folder): benchmarks that measure
+  the machine or need other engines' packages, and the steps that prepare gold before it is frozen.
+  ``gabarito studies`` shows each file's state (:meth:`StudySpec.file_state`); ``gabarito report``
+  refuses one changed after its run and names the stale ones, but runs none of them. ``frozen_in``
+  names the freeze manifest that holds the files' sha256 (gold preparation); otherwise the run's
+  entry in the folder's ``results.sha256.json`` and the gold the file records decide.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +58,7 @@ class StudySpec:
     resamples: int = DEFAULT_RESAMPLES
     variants: list[dict] = field(default_factory=list)
     after: list[str] = field(default_factory=list)
+    writes: list[dict] = field(default_factory=list)
 
     @classmethod
     def load(cls, path: str | Path) -> "StudySpec":
@@ -60,7 +69,8 @@ class StudySpec:
         missing = [k for k in ("name", "title", "script", "gold") if k not in raw]
         if missing:
             raise GabaritoError(f"missing field {missing[0]!r}", path=path)
-        known = {"name", "title", "script", "gold", "results", "corpus", "seed", "resamples", "variants", "after"}
+        known = {"name", "title", "script", "gold", "results", "corpus", "seed", "resamples", "variants", "after",
+                 "writes"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise GabaritoError(f"unknown field {unknown[0]!r}", path=path)
@@ -71,6 +81,7 @@ class StudySpec:
         if not isinstance(variants, list) or not all(isinstance(v, dict) and {"script", "results"} <= set(v)
                                                      for v in variants):
             raise GabaritoError("'variants' must be a list of {script, results}", path=path)
+        _check_writes(raw.get("writes", []), path)
         return cls(dir=path.parent, **{k: v for k, v in raw.items() if k in known})
 
     def variant(self, entry: dict) -> "StudySpec":
@@ -78,7 +89,7 @@ class StudySpec:
         import dataclasses
 
         return dataclasses.replace(self, name=f"{self.name}/{Path(entry['script']).stem}", script=entry["script"],
-                                   results=entry["results"], variants=[])
+                                   results=entry["results"], variants=[], writes=[])
 
     @property
     def results_path(self) -> Path:
@@ -115,6 +126,59 @@ class StudySpec:
 
         return stale_reason(self.results_path, gold_sha256=self.verify_gold(),
                             corpus_sha256=self.corpus_sha256(mirror))
+
+
+    def written(self) -> list[tuple[dict, str]]:
+        """Every ``(writes entry, file)`` of this study, in declaration order."""
+        return [(entry, rel) for entry in self.writes for rel in entry["files"]]
+
+    def file_state(self, entry: dict, rel: str, mirror: str | None = None) -> str | None:
+        """Why a file of ``writes`` is not the one its script wrote for the present inputs, or None."""
+        path = self.dir / rel
+        if not path.exists():
+            return "no results yet"
+        if entry.get("frozen_in"):
+            return _frozen_state(self.dir / entry["frozen_in"], path)
+        from gabarito.study.integrity import manifest_path, read_manifest
+        from gabarito.study.records import stale_reason
+
+        try:
+            prov = json.loads(path.read_text(encoding="utf-8")).get("provenance") or {}
+        except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            prov = {}
+        if path.name not in read_manifest(manifest_path(path)) and not prov:
+            return "unrecorded: neither a run nor a freeze manifest holds its sha256"
+        recorded = prov.get("gold_sha256") or {}
+        gold_now = {r: (sha256_file(path.parent / r) if (path.parent / r).exists() else "missing") for r in recorded}
+        corpus = self.corpus_sha256(mirror) if (prov.get("corpus") or {}).get("sha256") else None
+        return stale_reason(path, gold_sha256=gold_now, corpus_sha256=corpus)
+
+    def recorded_writes(self) -> list[Path]:
+        """The files of ``writes`` that a run recorded in their folder's results manifest."""
+        from gabarito.study.integrity import manifest_path, read_manifest
+
+        return [self.dir / rel for entry, rel in self.written() if not entry.get("frozen_in")
+                and (self.dir / rel).name in read_manifest(manifest_path(self.dir / rel))]
+
+
+def _check_writes(writes, path: Path) -> None:
+    ok = isinstance(writes, list) and all(
+        isinstance(w, dict) and isinstance(w.get("script"), str) and set(w) <= {"script", "files", "frozen_in"}
+        and isinstance(w.get("files"), list) and w["files"] and all(isinstance(f, str) for f in w["files"])
+        for w in writes)
+    if not ok:
+        raise GabaritoError("'writes' must be a list of {script, files, frozen_in?}", path=path)
+
+
+def _frozen_state(manifest: Path, path: Path) -> str | None:
+    """A file's state against the freeze manifest that holds its sha256."""
+    frozen = (read_json(manifest, missing="no freeze manifest") or {}).get("files") or {}
+    rel = os.path.relpath(path, manifest.parent)
+    if rel not in frozen:
+        return f"not frozen in {manifest.name}"
+    if sha256_file(path) != frozen[rel]:
+        return f"modified after it was frozen in {manifest.name}"
+    return None
 
 
 def all_studies(root: Path = STUDIES) -> dict[str, StudySpec]:
