@@ -3,12 +3,19 @@
 A markdown cell may say *how* something was measured, with integers (years, section numbers,
 ``top-10``, ``k = 60``), but a decimal (``0.35``, ``0,35``, ``.35``) or a percentage (``35%``,
 ``35 por cento``) in prose is what a typed result looks like: results are printed by code cells
-that read ``case-studies/*/results.json``. Notebooks are committed without outputs, so what the
-site shows is what the build computed.
+that read ``case-studies/*/results.json``. So is a count typed before what it counts (``93
+perguntas``, ``11.429 vetores``, ``384 dimensões``, ``12 ms``), in markdown or in the text a code
+cell writes into the page (:func:`typed_counts`). Notebooks are committed without outputs, so
+what the site shows is what the build computed.
+
+Notebook code only calls the studies' ``findings`` and draws: no function or class is defined in
+a notebook (the reasoning lives in a module that has tests), and no significance level is typed
+there (it is stated once, in ``gabarito.measure.stats``).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -75,6 +82,55 @@ def typed_results(text: str) -> list[str]:
     return found
 
 
+# A count typed before what it counts: an integer (``93``, ``11.429``, ``11 429``) and a noun of
+# the things the pages count, singular or plural, or a unit of time.
+_COUNTED = ("vetor(?:es)?", "dimens(?:ão|ões)", "perguntas?", "passage(?:m|ns)", "documentos?", "consultas?",
+            "cole(?:ção|ções)", "modelos?", "minutos?", "segundos?", "trechos?", "conjuntos?", "ms", "s")
+_COUNT = re.compile(r"(?<![\w@.,/#=+-])\d{1,3}(?:[.\u00a0 ]\d{3})+(?![\w.,]?\d)|(?<![\w@.,/#=+-])\d+(?![\w.,]?\d)")
+_NOUN_AFTER = re.compile(r"\s*(?:" + "|".join(_COUNTED) + r")(?!\w)", re.I)
+_CODE_SPAN = re.compile(r"(```|~~~).*?\1|`[^`\n]*`", re.S)
+
+
+def typed_counts(text: str) -> list[str]:
+    """Integers followed by what they count (``93 perguntas``, ``11.429 vetores``, ``12 ms``)
+    in prose: a count the results hold, typed by hand. Code spans and blocks are not prose."""
+    text = prose(_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text))
+    found = []
+    for m in _COUNT.finditer(text):
+        after = _NOUN_AFTER.match(text, m.end())
+        if after:
+            found.append((m.group(0) + after.group(0)).strip())
+    return found
+
+
+def _strings(code: str) -> list[str]:
+    """The string literals of a code cell (f-strings' literal parts included); cells that are
+    not Python (magics) are read as they are."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return [code]
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+# A cell writes into the page through Markdown(...) or HTML(...), and its caption is prose too.
+_WRITES_PROSE = re.compile(r"\b(?:Markdown|HTML)\(")
+_CAPTION = re.compile(r"^#\|\s*(?:tbl|fig)-cap:(.*)$", re.M)
+
+
+def _definitions(code: str) -> list[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    return [f"{type(n).__name__} {n.name}" for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+
+
+# A significance level typed in code: 0.05 or 0,05 (not 0.051, 10.05, 0.055).
+_ALPHA_TYPED = re.compile(r"(?<![\d.,])0?[.,]05(?!\d)")
+
+
 def _cells(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))["cells"]
 
@@ -115,6 +171,41 @@ def test_rule_allows_method_text(text):
     assert typed_results(text) == [], typed_results(text)
 
 
+@pytest.mark.parametrize("text", [
+    "as perguntas são as 93 perguntas julgadas da NPL",
+    "os 11.429 vetores de documentos",
+    "all-MiniLM-L6-v2, 384 dimensões",
+    "numa amostra fixa de 120 passagens e 24 perguntas",
+    "1 pergunta, 2 coleções e 3 modelos",
+    "a busca leva 12 ms; o estudo, 45 minutos; a montagem, 15 s",
+    "Foram 1 000 consultas sobre 1.400 documentos.",
+])
+def test_count_rule_flags_typed_counts(text):
+    assert typed_counts(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "Usamos k = 60 e o top-10 de cada método.",
+    "o top-100 das duas buscas; nDCG@10 das funções",
+    "com Python 3.11, em 32 bits, com 2 threads",
+    "Robertson e Zaragoza (2009) descrevem o BM25",
+    "`--sizes 2000 --queries 93` e ```bash\nrun 10 perguntas\n```",
+    "all-MiniLM-L6-v2 sobre a seção 2 dos documentos",
+    "perguntas sem número; a pergunta mediana",
+])
+def test_count_rule_allows_method_text(text):
+    assert typed_counts(text) == [], typed_counts(text)
+
+
+def test_definitions_and_typed_alpha_are_found():
+    assert _definitions("def f(x):\n    return x\nclass C:\n    pass\n") == ["FunctionDef f", "ClassDef C"]
+    assert _definitions("x = [y for y in range(3)]\n") == []
+    assert _ALPHA_TYPED.search("sig = p < 0.05") and _ALPHA_TYPED.search('"p < 0,05"')
+    assert _ALPHA_TYPED.search("alpha=.05")
+    assert not any(_ALPHA_TYPED.search(t) for t in ("0.051", "10.05", "0.055", "ALPHA", "0.5"))
+    assert _strings('display(Markdown(f"São {n} documentos, 93 perguntas"))') == ["São ", " documentos, 93 perguntas"]
+
+
 # --- the notebooks ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -125,6 +216,38 @@ def test_markdown_types_no_results(path):
             bad += [f"cell {i}: {n!r}" for n in typed_results(_source(cell))]
     assert not bad, (f"{path.name}: numbers typed in markdown; print them from the results in a code cell: "
                      + "; ".join(bad))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_prose_types_no_counts(path):
+    """A count (``93 perguntas``) in markdown, or in the text a code cell writes into the page,
+    comes from the results: a cell prints it."""
+    bad = []
+    for i, cell in enumerate(_cells(path)):
+        src = _source(cell)
+        if cell.get("cell_type") == "markdown":
+            bad += [f"cell {i}: {n!r}" for n in typed_counts(src)]
+        elif cell.get("cell_type") == "code":
+            captions = [m.group(1) for m in _CAPTION.finditer(src)]
+            written = _strings(src) if _WRITES_PROSE.search(src) else []
+            bad += [f"cell {i} (code): {n!r}" for s in captions + written for n in typed_counts(s)]
+    assert not bad, (f"{path.name}: counts typed in the prose; print them from the results: " + "; ".join(bad))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_code_defines_nothing(path):
+    """Notebook code calls the studies' findings and draws; functions and classes live in modules with tests."""
+    bad = [f"cell {i}: {d}" for i, cell in enumerate(_cells(path)) if cell.get("cell_type") == "code"
+           for d in _definitions(_source(cell))]
+    assert not bad, f"{path.name}: definitions in notebook code; move them to the study's findings: " + "; ".join(bad)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_code_types_no_significance_level(path):
+    """The significance level is stated once (gabarito.measure.stats.ALPHA), never typed in a notebook."""
+    bad = [f"cell {i}: {m.group(0)!r}" for i, cell in enumerate(_cells(path)) if cell.get("cell_type") == "code"
+           for m in _ALPHA_TYPED.finditer(_source(cell))]
+    assert not bad, f"{path.name}: a significance level typed in code; use the findings' verdicts: " + "; ".join(bad)
 
 
 @pytest.mark.skipif(not PAGES, reason="no .qmd page: every page is a notebook")
