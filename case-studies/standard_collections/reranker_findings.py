@@ -294,3 +294,13 @@ def larger_n_worse(res: Mapping, measure: str = MEASURE) -> dict:
     rows = n_extremes(res, measure)
     return {"n": len(rows), "worse": sum(1 for r in rows if r["at_largest"] < r["at_smallest"]),
             "largest_N": max(ns(res)), "smallest_N": min(ns(res))}
+
+
+def training_plan(res: Mapping) -> dict:
+    """How the readers were trained and read: the held-out collections, how many collections
+    each trained on (lowest, highest), the first stages and the range of N read again, and the
+    machine's cores."""
+    params = res["provenance"]["parameters"]
+    return {"folds": folds(res), "train_on": span(len(f["train_on"]) for f in res["folds"].values()),
+            "n_stages": len(params["first_stages"]), "ns": span(ns(res)),
+            "cores": res["provenance"]["machine"]["cpu_count"]}

@@ -383,3 +383,11 @@ def test_committed_headlines_agree_with_the_tables():
         (r["held_out"], r["stage"]) for r in table if r["verdict"] == "worse"]
     assert [(r["held_out"], r["stage"]) for r in ht["better"]] == [
         (r["held_out"], r["stage"]) for r in table if r["verdict"] == "better"]
+
+
+def test_training_plan_counts_from_the_results():
+    tr = {"folds": {"a": {"train_on": ["b", "c", "d"]}, "b": {"train_on": ["a", "c", "d"]}},
+          "provenance": {"parameters": {"ns": [20, 5, 50], "first_stages": {"bm25": "x", "dense": "y"}},
+                         "machine": {"cpu_count": 1}}}
+    p = RA.training_plan(tr)
+    assert p == {"folds": ["a", "b"], "train_on": (3, 3), "n_stages": 2, "ns": (5, 50), "cores": 1}
