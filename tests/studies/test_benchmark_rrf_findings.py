@@ -197,3 +197,13 @@ def test_the_overlap_sentence_on_the_committed_results_says_large(committed):
     f = findings.set_findings(committed, "main", ["R@1", "R@10"])
     o = committed["sets"]["main"]["overlap_top1"]
     assert f.shared.part == o["both"] and f.shared.large == (o["both"] > f.exclusive)
+
+
+def test_one_win_one_exclusive_and_an_even_split():
+    tests = [_test("RR@10", F, "bm25", 0.0, 0.9)]
+    s = _set({"bm25": (0.5, 0.8, 0.6), "vector": (0.4, 0.8, 0.7), F: (0.6, 0.8, 0.65)}, tests,
+             {"both": 1, "only_a": 1, "only_b": 0, "neither": 8})
+    f = findings.set_findings(_results(main=s), "main", ["R@1", "R@10", "RR@10"])
+    assert (f.wins, f.kind) == (1, "some")  # above both on R@1 only; R@10 is a tie with both
+    assert f.exclusive == 1 and f.shared.word == "metade" and not f.shared.large
+    assert (f.first, f.topk) == ("word", "tie")
