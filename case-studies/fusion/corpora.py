@@ -35,7 +35,6 @@ from gabarito.retrieval.models import EmbeddingCache
 from gabarito.retrieval.models.collection_vectors import MODELS, Vectors
 from gabarito.retrieval.protocol import Queries
 
-
 MODEL_KEY = "mpnet"
 MODEL = MODELS[MODEL_KEY]  # sentence-transformers/all-mpnet-base-v2
 FLAGSHIP = "social_acceptance"
