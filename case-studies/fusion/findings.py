@@ -90,8 +90,8 @@ def tested(results: Mapping, measure: str) -> list[str]:
 
 
 def comparison_rows(results: Mapping, measure: str = "nDCG@10") -> list[dict]:
-    """Per set: the baseline's mean, the best fusion (highest difference; on a tie the name last
-    in order), its difference, interval, Holm p, whether it is significant; the fusions
+    """Per set: the baseline's mean, the best fusion (highest difference; on a tie the
+    alphabetically last name), its difference, interval, Holm p, whether it is significant; the fusions
     significantly above and below the baseline; and every comparison (``tests``)."""
     out = []
     for corpus, key, res in sets(results):

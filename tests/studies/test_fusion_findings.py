@@ -1,0 +1,148 @@
+"""studies.fusion.findings: hand-made results (orientation, ties, a method that never wins, a p
+below the display floor, one set or several) and the committed results (headline = tables)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gabarito.publish import formatting as fmt
+from gabarito.publish.verdicts import p_text
+from studies.fusion import findings
+
+REPO = Path(__file__).resolve().parents[2]
+METHODS = ("rrf_k1", "rrf_k10", "rrf_k60", "rrf_k100", "linear_cv", "dbsf")
+
+
+def _test(a, b, diff, p_holm, *, mean_a=0.5, mean_b=0.5):
+    return {"a": a, "b": b, "mean_a": mean_a, "mean_b": mean_b, "mean_diff": diff, "ci_low": diff - 0.01,
+            "ci_high": diff + 0.01, "dz": diff * 10, "p_randomization": p_holm, "wins": 3, "losses": 1, "ties": 0,
+            "p_sign": p_holm, "p_holm": p_holm}
+
+
+def _set(n, means, tests, *, differ=0, explained=0, gap=1e-9):
+    return {"n": n, "gold_file": "g.json",
+            "metrics": {m: {"nDCG@10": v} for m, v in means.items()},
+            "ci95": {m: {"nDCG@10": [v - 0.1, v + 0.1]} for m, v in means.items()},
+            "tests": {"nDCG@10": tests},
+            "identity": {"n": n, "identical_full": n - differ, "identical_top10": n, "differ": differ,
+                         "explained": explained, "causes": {"input_ties": explained, "unexplained": differ - explained},
+                         "arithmetic": {"identical_to_server_lists": n, "max_relative_score_gap": gap},
+                         "differences": [{"cause": "unexplained", "tie_at_cut": False, "qid": "q1"}] * (differ - explained)},
+            "dbsf_agreement": {"identical_top10": n, "n": n},
+            "tuning": {}}
+
+
+def _results(sets: dict, latency=None):
+    corpora = {}
+    for (corpus, key), s in sets.items():
+        corpora.setdefault(corpus, {"record": {"n_docs": 10}, "sets": {}, "latency_ms": None})["sets"][key] = s
+    if latency:
+        corpora[next(iter(corpora))]["latency_ms"] = latency
+    return {"provenance": {"parameters": {"corpora": list(corpora), "baseline": "rrf_k60", "rrf_ks": [1, 10, 60, 100],
+                                          "depth": 100, "cutoff": 10}},
+            "corpora": corpora, "measures": ["nDCG@10"]}
+
+
+BASE_MEANS = {"rrf_k1": 0.50, "rrf_k10": 0.55, "rrf_k60": 0.55, "rrf_k100": 0.40, "linear_cv": 0.60, "dbsf": 0.45}
+
+
+@pytest.fixture
+def two_sets():
+    one = _set(1, BASE_MEANS, [
+        _test("rrf_k1", "rrf_k60", -0.05, 0.5), _test("rrf_k10", "rrf_k60", 0.0, 1.0),
+        _test("rrf_k100", "rrf_k60", -0.15, 0.01),
+        _test("linear_cv", "rrf_k60", 0.05, 1e-5),                    # p below the display floor
+        _test("rrf_k60", "dbsf", 0.10, 0.2)])                          # stored the other way round
+    several = _set(40, {**BASE_MEANS, "linear_cv": 0.45, "dbsf": 0.45}, [
+        _test("rrf_k1", "rrf_k60", -0.05, 0.5), _test("rrf_k10", "rrf_k60", 0.0, 1.0),
+        _test("rrf_k100", "rrf_k60", -0.15, 0.3),
+        _test("linear_cv", "rrf_k60", -0.10, 0.04), _test("dbsf", "rrf_k60", 0.0, 1.0)],
+        differ=3, explained=2, gap=2e-6)
+    return _results({("adi", "adi"): one, ("social", "main"): several})
+
+
+def test_against_baseline_orients_every_test_as_method_minus_baseline(two_sets):
+    tests = findings.against_baseline(two_sets, two_sets["corpora"]["adi"]["sets"]["adi"], "nDCG@10")
+    assert tests["dbsf"].diff == pytest.approx(-0.10) and tests["dbsf"].b == "rrf_k60"
+    assert tests["dbsf"].ci == pytest.approx((-0.11, -0.09))
+    assert findings.tested(two_sets, "nDCG@10") == ["rrf_k1", "rrf_k10", "rrf_k100", "linear_cv", "dbsf"]
+
+
+def test_comparison_rows_best_significance_and_a_method_that_never_wins(two_sets):
+    one, several = findings.comparison_rows(two_sets)
+    assert one["best"] == "linear_cv" and one["significant"] and one["above"] == ["linear_cv"]
+    assert one["below"] == ["rrf_k100"] and one["baseline"] == 0.55 and one["best_value"] == 0.60
+    assert p_text(one["p_holm"]) == "p < 0,001"
+    # rrf_k10 and dbsf tie on the largest difference (0.0): the alphabetically last name is taken
+    assert several["best"] == "rrf_k10" and not several["significant"]
+    assert several["below"] == ["linear_cv"] and several["above"] == []
+    # dbsf never beats the baseline, in either set
+    assert all("dbsf" not in r["above"] for r in (one, several))
+    v = findings.verdicts(two_sets)
+    assert v["n_sets"] == 2 and [r["set"] for r in v["better_sets"]] == ["adi"]
+    assert [r["set"] for r in v["worse_sets"]] == ["adi", "main"]
+    assert [r["set"] for r in v["best_significant"]] == ["adi"]
+
+
+def test_one_question_or_several_are_written_with_the_right_number(two_sets):
+    one, several = findings.comparison_rows(two_sets)
+    assert fmt.plural(one["n"], "pergunta", "perguntas") == "1 pergunta"
+    assert fmt.plural(several["n"], "pergunta", "perguntas") == "40 perguntas"
+
+
+def test_k_rows_tie_goes_to_the_k_nearest_the_baseline(two_sets):
+    rows = findings.k_rows(two_sets)
+    assert rows[0]["values"] == {1: 0.50, 10: 0.55, 60: 0.55, 100: 0.40}
+    assert rows[0]["best_k"] == 60 and rows[0]["spread"] == pytest.approx(0.15)
+    assert rows[0]["significant"] == [100] and rows[1]["significant"] == []
+    s = findings.k_summary(two_sets)
+    assert s["baseline_k"] == 60 and s["baseline_best"] == 2 and s["n"] == 2
+    assert [r["set"] for r in s["significant"]] == ["adi"]
+
+
+def test_identity_totals_and_unexplained(two_sets):
+    tot = findings.identity_totals(two_sets)
+    assert tot["n"] == 41 and tot["differ"] == 3 and tot["explained"] == 2 and not tot["all_explained"]
+    assert tot["max_relative_score_gap"] == 2e-6 and not tot["gap_below_floor"]
+    assert [(c, k) for c, k, _ in findings.unexplained(two_sets)] == [("social", "main")]
+    clean = _results({("adi", "adi"): _set(5, BASE_MEANS, [], differ=2, explained=2)})
+    t = findings.identity_totals(clean)
+    assert t["all_explained"] and t["gap_below_floor"] and findings.unexplained(clean) == []
+
+
+def _lat(valid, peak):
+    stage = {"median": 1.0, "p95": 2.0}
+    return {"stages_ms": {s: stage for s in ("http_floor", "bm25", "knn", "python", "native")},
+            "ratio_python_over_native": {"median": 1.5, "p95": 2.0}, "valid": valid, "peak_load_1min": peak,
+            "max_load": 1.0, "cpu_count": 2, "load_before": {"1min": 0.5}, "load_after": {"1min": peak}}
+
+
+def test_headline_and_latency(two_sets):
+    two_sets["corpora"]["adi"]["latency_ms"] = {"10": _lat(True, 0.5), "100": _lat(False, 1.7)}
+    h = findings.headline(two_sets)
+    assert (h["n_sets"], h["better"], h["worse"], h["baseline_k"], h["cutoff"]) == (2, 1, 2, 60, 10)
+    assert h["latency"]["depth"] == 100 and not h["latency_valid"]
+    lat = findings.latency_summary(two_sets)
+    assert len(lat["rows"]) == 2 and len(lat["invalid"]) == 1 and lat["peak_load"] == 1.7
+    assert lat["figure"]["depth"] == 100
+    alone = _results({("adi", "adi"): _set(1, BASE_MEANS, [_test("dbsf", "rrf_k60", 0.0, 1.0)])})
+    assert findings.headline(alone)["latency"] is None and findings.headline(alone)["latency_valid"]
+
+
+def test_committed_headline_equals_the_tables():
+    from gabarito.publish.provenance import load_results
+
+    res = load_results(REPO / "case-studies" / "fusion")
+    h = findings.headline(res)
+    rows = findings.identity_rows(res)
+    assert h["identity"]["n"] == sum(r["n"] for r in rows)
+    assert h["identity"]["identical_full"] == sum(r["identical_full"] for r in rows)
+    table = findings.comparison_rows(res)
+    assert h["better"] == sum(bool(r["above"]) for r in table) and h["n_sets"] == len(table)
+    assert h["worse"] == sum(bool(r["below"]) for r in table)
+    for r in table:   # the bold cells of the table are the significant comparisons, and they decide the headline
+        assert r["above"] == sorted(m for m, c in r["tests"].items() if c.significant and c.diff > 0)
+    lat = [r for r in findings.latency_rows(res) if r["depth"] == res["provenance"]["parameters"]["depth"]]
+    assert h["latency"] == (lat[0] if lat else None)

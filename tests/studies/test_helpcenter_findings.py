@@ -1,0 +1,158 @@
+"""studies.helpcenter.findings: hand-made results (the chosen run, a cut that trades top-1 for
+top-5 or not, ties between models, a type with no answerable question, the run log's splits,
+the validated threshold) and the committed results (headline = tables)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gabarito.publish import formatting as fmt
+from studies.helpcenter import findings
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _q(qid, *, qtype="exact", severity="medium", answerable=True, hit1=True, hit5=True, score=0.9):
+    return {"id": qid, "query": f"pergunta {qid}", "type": qtype, "severity": severity, "answerable": answerable,
+            "expected": ["doc-a"] if answerable else [], "returned": [{"id": f"doc-{i}", "score": score - i / 10}
+                                                                     for i in range(5)],
+            "hit@1": hit1 if answerable else None, "hit@3": hit5 if answerable else None,
+            "hit@5": hit5 if answerable else None, "rr": (1.0 if hit1 else 0.5) if answerable else None,
+            "false_positive": "" if hit1 else "doc-0", "top_score": score}
+
+
+def _summary(top1, top5, mrr, n=10):
+    value = lambda v: {"value": v, "ci95": [v - 0.1, v + 0.1]}
+    return {"n_queries": n + 2, "n_answerable": n, "top1": value(top1), "top3": value((top1 + top5) / 2),
+            "top5": value(top5), "mrr": value(mrr)}
+
+
+def _pair(variant, label, model=None, *, tuning=(0.5, 0.9, 0.6), heldout=(0.5, 0.9, 0.6), rows=()):
+    side = lambda values, run: {"run_id": run, "config": {"label": label, "model": model}, "n_chunks": 7,
+                                "model": {"origin": "pypi:x"} if model else None,
+                                "summary": _summary(*values), "per_query": list(rows)}
+    return {"variant": variant, "tuning": side(tuning, f"{label}-t"), "heldout": side(heldout, f"{label}-h")}
+
+
+@pytest.fixture
+def results():
+    rows = [_q("q1", qtype="code"), _q("q2", qtype="code", hit1=False, severity="critical"),
+            _q("q3", qtype="ambiguous", hit1=False, hit5=False, severity="high", score=0.4),
+            _q("q4", answerable=False, score=0.3), _q("q5", answerable=False, score=0.95),
+            _q("q6", qtype="code", answerable=False, score=0.2)]
+    bm25_rows = [_q("q1", qtype="code"), _q("q2", qtype="code")]
+    return {"provenance": {"corpus": {"n_docs": 12}},
+            "chosen": {"label": "hybrid"},
+            "groups": {
+                "segmentation": [_pair("document", "seg=document", tuning=(0.50, 0.90, 0.60)),
+                                 _pair("paragraph", "seg=paragraph", tuning=(0.60, 0.80, 0.62)),
+                                 _pair("section", "seg=section", tuning=(0.55, 0.95, 0.61))],
+                "model": [_pair("m1", "model=m1", "org/m1", tuning=(0.6, 0.9, 0.70), rows=rows),
+                          _pair("m2", "model=m2", "org/m2", tuning=(0.6, 0.9, 0.70), rows=rows[:2])],
+                "lexical": [_pair("standard", "bm25 standard", tuning=(0.5, 0.9, 0.65)),
+                            _pair("portuguese", "bm25 portuguese", tuning=(0.5, 0.9, 0.66), rows=bm25_rows)],
+                "hybrid": [_pair("rrf", "hybrid", tuning=(0.7, 0.9, 0.80), heldout=(0.6, 0.8, 0.7), rows=rows)]}}
+
+
+def test_headline_is_the_chosen_run(results):
+    h = findings.headline(results)
+    assert h["label"] == "hybrid" and h["n_tuning"] == h["n_heldout"] == 10
+    assert h["tuning"] == {"top1": 0.7, "top5": 0.9, "mrr": 0.8}
+    assert h["heldout"] == {"top1": 0.6, "top5": 0.8, "mrr": 0.7}
+    assert h["heldout_ci"]["top1"] == [0.5, 0.7]
+    assert findings.chosen(results)["variant"] == "rrf"
+    with pytest.raises(KeyError):
+        findings.by_label(results, "nobody")
+
+
+def test_segmentation_tradeoff_names_only_the_cut_that_trades(results):
+    t = findings.segmentation_tradeoff(results)
+    assert t["traded"] == ["seg=paragraph"]               # more top-1, less top-5; section gains both
+    assert t["whole"]["top1"] == 0.50
+    assert t["mrr_within_half_ci"]                       # 0.02 and 0.01 apart, half-widths 0.1
+    results["groups"]["segmentation"][1]["tuning"]["summary"]["mrr"]["value"] = 0.9
+    assert not findings.segmentation_tradeoff(results)["mrr_within_half_ci"]
+
+
+def test_best_dense_tie_goes_to_the_first_model(results):
+    assert findings.best_dense(results)["variant"] == "m1"
+    ms = findings.model_summary(results)
+    assert ms["best"] == "hybrid" and ms["lexical"] == {"standard": 0.65, "portuguese": 0.66}
+
+
+def test_error_rows_leave_out_groups_without_answerable_questions(results):
+    by_type = findings.error_rows(results, "type", ["exact", "code", "ambiguous", "unknown"])
+    # both halves of the chosen pair: each row counted twice
+    assert [r["type"] for r in by_type] == ["code", "ambiguous"]
+    code = by_type[0]
+    assert code["n"] == 4 and code["top1"] == 0.5 and code["top5"] == 1.0 and code["misses"] == 2
+    assert by_type[1]["misses"] == 2 and by_type[1]["top1"] == 0.0
+
+
+def test_advice_compares_codes_and_counts_serious_misses(results):
+    a = findings.advice(results)
+    assert a["code"] == 0.5 and a["code_bm25"] == 1.0 and a["words_first"]
+    assert a["ambiguous"] == 0.0 and a["serious_misses"] == 4     # q2 (critical) and q3 (high), in both halves
+    assert findings.hit_rate(findings.chosen(results), "nonexistent") is None
+
+
+def test_validated_threshold_lets_through_at_most_the_stated_share(results):
+    v = findings.validated_threshold(results)
+    first = v["chosen_on_first_half"]
+    assert v["max_through"] == findings.MAX_THROUGH and v["seed"] == findings.THRESHOLD_SEED
+    assert first["unanswerable_through"] <= findings.MAX_THROUGH * first["unanswerable_total"]
+    lim = findings.threshold_rows(results)
+    assert lim["model"] == "org/m1" and len(lim["rows"]) == len(findings.QUANTILES)
+    assert [r["threshold"] for r in lim["rows"]] == sorted(r["threshold"] for r in lim["rows"])
+
+
+def test_spreadsheet_and_groups(results):
+    rows = findings.spreadsheet(findings.chosen(results)["heldout"])
+    assert len(rows) == 6 and len(rows[0]["returned"]) == findings.SHOWN
+    assert rows[3]["hits"] == {1: None, 3: None, 5: None} and rows[3]["rr"] is None
+    block = findings.group_block(results["groups"]["segmentation"])
+    assert list(block["metrics"]) == ["seg=document", "seg=paragraph", "seg=section"]
+    assert block["ci95"]["seg=document"]["top1"] == [0.4, 0.6]
+    assert findings.group_rows(results["groups"]["model"])[0]["origin"] == "pypi:x"
+
+
+def test_composition_counts_one_or_several(results):
+    evaluation = [{"type": "exact", "severity": "low"}, {"type": "code", "severity": "low"},
+                  {"type": "code", "severity": "high"}]
+    comp = findings.composition(evaluation, results)
+    assert comp["n"] == 3 and comp["types"] == {"exact": 1, "code": 2} and comp["n_docs"] == 12
+    assert fmt.plural(comp["types"]["exact"], "pergunta", "perguntas") == "1 pergunta"
+    assert fmt.plural(comp["types"]["code"], "pergunta", "perguntas") == "2 perguntas"
+
+
+def test_log_rows_read_the_split_from_the_evaluation_file(tmp_path):
+    line = lambda path, label, cache: json.dumps({
+        "run_id": path, "date": "2026-12-02T19:00:39+00:00", "config": {"label": label}, "evaluation_path": path,
+        "summary": {"n_answerable": 3, "top1": {"value": 0.5}, "mrr": {"value": 0.6}}, "cache": cache})
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join([line("e.tuning.json", "a", {"hits": 1, "misses": 2}), "",
+                              line("e.heldout.json", "", None), line("evaluation.json", "b", None)]) + "\n")
+    rows = findings.log_rows(log)
+    assert [r["split"] for r in rows] == ["tuning", "heldout", "all"]
+    assert rows[1]["label"] is None and rows[0]["cache"] == {"hits": 1, "misses": 2}
+
+
+def test_committed_headline_equals_the_tables():
+    from gabarito.publish import headlines
+    from gabarito.publish.provenance import load_results
+
+    res = load_results(REPO / "case-studies" / "helpcenter")
+    h = findings.headline(res)
+    assert set(h) == {"label", "n_tuning", "n_heldout", "tuning", "heldout", "heldout_ci"}
+    if hasattr(headlines, "evaluate"):                    # until the home page reads findings.headline
+        assert h == headlines.evaluate(res)
+    gap = {r["measure"]: r for r in findings.tuning_gap(res)}
+    for m in findings.HEADLINE_MEASURES:
+        assert h["tuning"][m] == gap[m]["tuning"][0] and h["heldout"][m] == gap[m]["heldout"][0]
+    assert h["heldout_ci"]["top1"] == gap["top1"]["heldout"][1]
+    log = findings.log_rows(REPO / "case-studies" / "helpcenter" / "runs" / "log.jsonl")
+    held = next(r for r in log if r["run_id"] == res["chosen"]["heldout_run"])
+    assert held["top1"] == h["heldout"]["top1"] and held["n_answerable"] == h["n_heldout"]
