@@ -1,0 +1,119 @@
+"""studies.peers.findings: hand-made results (a range that must cover every row of the BM25
+table, the load verdict, the vector setup read from the results, the ONNX gain per study) and the
+committed results (headline = tables; the counts the page states are the recorded ones)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gabarito.publish import formatting as fmt
+from studies.peers import findings
+
+REPO = Path(__file__).resolve().parents[2]
+PEERS = REPO / "case-studies" / "peers"
+
+
+def _engine(ndcg, qps, share=None, diff=0.0):
+    e = {"ndcg@10": ndcg, "qps": qps, "qps_ratio_to_arcadedb": qps / 100, "latency_ms": {"median": 1000 / qps}}
+    if share is not None:
+        e["agreement_with_arcadedb"] = {"identical_topk_share": share, "mean_jaccard": 0.9, "ndcg_diff": diff}
+    return e
+
+
+def _bm25(shares: dict[str, dict[str, float]], load=None):
+    """``shares``: collection -> engine -> identical top-10 share with ArcadeDB."""
+    collections = {}
+    for name, by_engine in shares.items():
+        engines = {"arcadedb": _engine(0.4, 100)}
+        engines.update({e: _engine(0.4, 200, s, diff=-0.01 * s) for e, s in by_engine.items()})
+        collections[name] = {"n_docs": 10 * len(name), "n_queries": len(name), "engines": engines}
+    machine = {} if load is None else load
+    return {"provenance": {"machine": machine, "parameters": {"k1": 1.2, "b": 0.75}}, "collections": collections}
+
+
+def test_the_lossy_range_covers_every_row_of_the_table():
+    # means per engine: lucene 0.4, tantivy 0.4; the old "min of minima to max of means" said 0.2-0.4
+    bm25 = _bm25({"adi": {"lucene": 0.6, "bm25s": 1.0, "tantivy": 0.5},
+                  "npl": {"lucene": 0.2, "bm25s": 0.9, "tantivy": 0.3}})
+    a = findings.bm25_agreement(bm25)
+    low, high = a["lossy_span"]
+    rows = [r["identical_share"] for r in findings.bm25_rows(bm25) if r["engine"] in findings.LOSSY_LENGTHS]
+    assert (low, high) == (0.2, 0.6) and all(low <= s <= high for s in rows)
+    assert a["exact_min"] == 0.9 and a["max_abs_ndcg_diff"] == pytest.approx(0.01)
+
+
+def test_one_collection_gives_a_range_of_one_value():
+    a = findings.bm25_agreement(_bm25({"adi": {"lucene": 0.5, "bm25s": 1.0, "tantivy": 0.5}}))
+    assert a["lossy_span"] == (0.5, 0.5)
+
+
+def test_load_verdict():
+    assert findings.load({"provenance": {"machine": {}}}) is None
+    quiet = findings.load({"provenance": {"machine": {"load_average_start": [0.4, 1, 1], "load_average_end": [0.9]}}})
+    assert quiet == {"start": 0.4, "end": 0.9, "valid": True, "max_load": findings.MAX_LOAD}
+    busy = findings.load({"provenance": {"machine": {"load_average_start": [0.4], "load_average_end": [1.2]}}})
+    assert not busy["valid"]
+    recorded = findings.load({"provenance": {"machine": {"load_average_start": [0.4], "load_average_end": [0.5],
+                                                         "latency_valid": False}}})
+    assert not recorded["valid"]                          # what the benchmark recorded wins
+
+
+def _vectors(corpus):
+    return {"provenance": {"corpus": corpus, "parameters": {"M": 32, "ef_construction": 100, "widths": [20, 100]},
+                           "model": {"model_id": "org/small", "dim": 8,
+                                     "equivalence": {"texts": {"passages": 1, "queries": 24}}}}}
+
+
+def test_vector_setup_reads_the_counts_from_the_results():
+    bm25 = _bm25({"npl": {"lucene": 0.5, "bm25s": 1.0, "tantivy": 0.5}})
+    s = findings.vector_setup(_vectors({"base": "npl org/small document vectors + noise"}), bm25)
+    assert (s["collection"], s["n_base"], s["n_queries"], s["dim"]) == ("npl", 30, 3, 8)
+    assert s["widths"] == [20, 100] and s["M"] == 32
+    # one passage, several queries: the sentence writes each with its own number
+    assert fmt.plural(s["equivalence"]["passages"], "passagem", "passagens") == "1 passagem"
+    assert fmt.plural(s["equivalence"]["queries"], "pergunta", "perguntas") == "24 perguntas"
+    recorded = findings.vector_setup(_vectors({"base": "x", "collection": "npl", "n_base": 7, "n_queries": 2}), bm25)
+    assert (recorded["n_base"], recorded["n_queries"]) == (7, 2)
+
+
+def test_onnx_gain_per_study():
+    run = lambda phases: {"wall_s": sum(phases.values()), "process_wall_s": 1.0, "phases_s": phases}
+    budget = {"measured": {
+        "split": {"cold_auto": run({"load model": 2.0, "encode corpus": 5.0}),
+                  "cold_torch": run({"load model": 1.0, "encode corpus": 9.0})},
+        "whole": {"cold_auto": run({"everything": 3.0}), "cold_torch": run({"everything": 4.0})},
+        "one_backend": {"cold_auto": run({"load model": 1.0})},
+        "failed": {"cold_auto": {"failed": "boom"}, "cold_torch": run({"x": 1.0})}}}
+    gain = {g["study"]: g for g in findings.onnx_gain(budget)}
+    assert set(gain) == {"split", "whole"}
+    assert gain["split"]["split"] and gain["split"]["model"] == (2.0, 1.0) and gain["split"]["encode"] == (5.0, 9.0)
+    assert not gain["whole"]["split"] and gain["whole"]["total"] == (3.0, 4.0)
+
+
+def test_committed_headline_equals_the_tables():
+    from gabarito.publish.provenance import load_results
+
+    bm25, vectors = load_results(PEERS, "bm25.json"), load_results(PEERS, "vectors.json")
+    encoders, budget = load_results(PEERS, "encoders.json"), load_results(PEERS, "budget.json")
+    h = findings.headline(bm25, vectors, encoders, budget)
+    enc = [r for r in findings.encoder_rows(encoders) if r["model"] == findings.HEADLINE_MODEL and r["fastest"]]
+    assert h["encoder"] == enc[0]
+    rows = findings.bm25_rows(bm25)
+    for engine in findings.BM25_PEERS:
+        ratios = [r["ratio"] for r in rows if r["engine"] == engine]
+        assert min(ratios) <= h["bm25"][engine]["ratio_geomean"] <= max(ratios)
+    table = {(r["n"], r["engine"], r["width"]): r for r in findings.vector_rows(vectors)}
+    n, width = h["vectors"]["n"], h["vectors"]["width"]
+    assert h["vectors"]["arcadedb"]["recall"] == table[n, "arcadedb_vector", width]["recall"]
+    for engine, v in h["vectors"]["engines"].items():
+        assert v["ratio"] == table[n, engine, width]["ratio"] and v["recall"] == table[n, engine, width]["recall"]
+    # the counts the page states are the recorded ones (they were typed: 11.429 vectors, 384 dimensions, 93 queries)
+    setup = findings.vector_setup(vectors, bm25)
+    assert setup["n_base"] == bm25["collections"][setup["collection"]]["n_docs"]
+    assert setup["dim"] == vectors["provenance"]["model"]["dim"]
+    # the range above the BM25 table covers exactly the lossy engines' rows of that table
+    a = findings.bm25_agreement(bm25)
+    shares = [r["identical_share"] for r in rows if r["engine"] in findings.LOSSY_LENGTHS]
+    assert a["lossy_span"] == (min(shares), max(shares))
