@@ -124,6 +124,18 @@ def vector_rows(vectors: Mapping) -> list[dict]:
     return out
 
 
+def vector_curves(vectors: Mapping) -> dict[int, dict[str, list[dict]]]:
+    """The rows of :func:`vector_rows` as curves: by size (ascending), by engine (in the order
+    the results list them), the points by search width (an exact engine's one point first)."""
+    rows = vector_rows(vectors)
+    out: dict[int, dict[str, list[dict]]] = {}
+    for n in sorted({r["n"] for r in rows}):
+        engines = dict.fromkeys(r["engine"] for r in rows if r["n"] == n)
+        out[n] = {e: sorted((r for r in rows if r["n"] == n and r["engine"] == e), key=lambda r: r["width"] or 0)
+                  for e in engines}
+    return out
+
+
 def vector_floor(vectors: Mapping) -> list[dict]:
     """Per size: the HTTP floor and ArcadeDB's kNN median over it, per width."""
     out = []

@@ -117,3 +117,15 @@ def test_committed_headline_equals_the_tables():
     a = findings.bm25_agreement(bm25)
     shares = [r["identical_share"] for r in rows if r["engine"] in findings.LOSSY_LENGTHS]
     assert a["lossy_span"] == (min(shares), max(shares))
+
+
+def test_vector_curves_order_sizes_engines_and_widths():
+    search = lambda recall: {"recall@10": {"mean": recall}, "qps": 100.0, "latency_ms": {"median": 10.0}}
+    size = lambda: {"searches": {"arcadedb@100": search(0.9), "hnswlib@100": search(0.95), "arcadedb@20": search(0.8),
+                                 "numpy_exact": search(1.0)},
+                    "engines": {"hnswlib": {"build_s": 1.0}, "numpy_exact": {"build_s": 0.0}}, "arcadedb": {}}
+    curves = findings.vector_curves({"sizes": {"1000": size(), "100": size()}})
+    assert list(curves) == [100, 1000]
+    assert list(curves[100]) == ["arcadedb_vector", "hnswlib", "numpy_exact"]
+    assert [p["width"] for p in curves[100]["arcadedb_vector"]] == [20, 100]
+    assert curves[100]["numpy_exact"][0]["width"] is None
