@@ -1,4 +1,4 @@
-"""The peers chapter's page analysis: phase categories, the budget's totals and bases, vector
+"""The peers chapter's findings: phase categories, the budget's totals and bases, vector
 ratios at the same width; and the committed peers results read as the page reads them."""
 
 from __future__ import annotations
@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.publish.provenance import study_module
+from studies.peers import findings as A
 
 PEERS = Path(__file__).resolve().parents[2] / "case-studies" / "peers"
-A = study_module(PEERS / "page_analysis.py")
 
 
 def test_phase_categories():
