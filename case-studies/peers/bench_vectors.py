@@ -199,7 +199,8 @@ def run(ctx) -> dict:
     load_end = load_average()
     prov = ctx.provenance(
         corpus={"base": f"{args.base} all-MiniLM-L6-v2 document vectors + N(0, sigma^2) noise, renormalised",
-                "queries": f"{args.base} judged queries", "sigma": args.sigma},
+                "queries": f"{args.base} judged queries", "sigma": args.sigma,
+                "collection": args.base, "n_base": int(base.shape[0]), "n_queries": int(queries.shape[0])},
         model=vec.encoder(MODEL).provenance(),
         engine={"arcadedb": {"name": "ArcadeDB", "version": package_version(), "package": "arcadedb-embedded"},
                 **{cls.name: {"name": cls.package, "version": dist_version(cls.package)} for cls in ENGINES}},
