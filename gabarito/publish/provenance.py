@@ -128,6 +128,14 @@ def facts(results: Mapping, *, models: Iterable[str] | None = None) -> list[tupl
     return rows
 
 
+def measurement_dates(all_results: Mapping[str, Mapping]) -> tuple[str, str]:
+    """The first and last measurement dates (ISO) among several results files."""
+    found = sorted(str(provenance_of(r)["date"]) for r in all_results.values() if provenance_of(r).get("date"))
+    if not found:
+        raise GabaritoError("no results file records the date of its measurement")
+    return found[0], found[-1]
+
+
 def is_dirty(results: Mapping) -> bool:
     """Whether the results were computed on a working tree with uncommitted changes."""
     return bool((provenance_of(results).get("git") or {}).get("dirty"))
@@ -252,22 +260,3 @@ def all_downloads(root: str | Path) -> list[Path]:
         for paths in study_downloads(study).values():
             out += paths
     return _unique_paths(out)
-
-
-def study_module(path: str | Path):
-    """A study's own module (``case-studies/<study>/page_analysis.py``, or any module under
-    ``case-studies/``), imported as the package module ``studies.<study>.<name>``: the case studies
-    install as the package ``studies`` (``setup.py``)."""
-    import importlib
-
-    parts = Path(path).with_suffix("").parts
-    if "case-studies" not in parts:
-        raise GabaritoError("not a module of case-studies/", path=path)
-    at = len(parts) - 1 - parts[::-1].index("case-studies")
-    name = ".".join(("studies", *parts[at + 1:]))
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and not name.startswith(exc.name):
-            raise  # the module exists; something it imports is missing
-        raise GabaritoError(f"cannot import {name}", path=path) from None

@@ -1,4 +1,4 @@
-"""Provenance boxes, downloads and chapter headlines (the flagship's findings are tested in
+"""Provenance boxes, downloads and the headlines the home page reads (the flagship's findings are tested in
 tests/studies/test_benchmark_rrf_findings.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.publish import headlines, provenance
+from gabarito.errors import GabaritoError
+
+from gabarito.publish import provenance
+from studies.reranking import findings as reranking_findings
+from studies.standard_collections import findings as collections_findings
 
 REPO = Path(__file__).resolve().parents[2]
 STUDIES = REPO / "case-studies"
@@ -52,7 +56,7 @@ def test_downloads_of_a_study():
 
 def test_reranking_headline_corrects_for_the_number_of_pairs():
     res = _results("reranking")
-    h = headlines.reranking(res)
+    h = reranking_findings.headline(res)
     assert h["n"] == len(res["headline"]) > 1
     for r in h["rows"]:
         assert r["p_holm"] >= r["p"]
@@ -60,8 +64,16 @@ def test_reranking_headline_corrects_for_the_number_of_pairs():
 
 
 def test_collections_headline_counts_from_the_tests():
-    h = headlines.collections(_results("standard_collections"))
+    h = collections_findings.headline(_results("standard_collections"))
     assert h["n"] == len(_results("standard_collections")["collections"])
     assert 0 <= h["beats_both_significant"] <= h["beats_both"] <= h["n"]
     for r in h["rows"]:
         assert r["beats_both"] == (r["vs_bm25"]["diff"] > 0 and r["vs_dense"]["diff"] > 0)
+
+
+def test_measurement_dates_are_the_first_and_last_recorded():
+    res = {"a": {"provenance": {"date": "2026-12-03T10:00:00+00:00"}},
+           "b": {"provenance": {"date": "2026-12-01T09:00:00+00:00"}}, "c": {"provenance": {}}}
+    assert provenance.measurement_dates(res) == ("2026-12-01T09:00:00+00:00", "2026-12-03T10:00:00+00:00")
+    with pytest.raises(GabaritoError, match="date"):
+        provenance.measurement_dates({"c": {"provenance": {}}})
