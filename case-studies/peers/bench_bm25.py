@@ -29,9 +29,9 @@ from gabarito.errors import GabaritoError
 from gabarito.inputs.collections import COLLECTIONS, load_collection
 from gabarito.measure import metrics
 from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity
-from gabarito.measure.timing import in_process, interleaved, load_average
 from gabarito.notes import note
 from gabarito.core.runs import Qrels
+from gabarito.measure.timing import in_process, interleaved, load_average
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer, lucene_escape, package_version
 from gabarito.study.runner import say, study_main
 from studies.peers.bm25_engines import LuceneBM25, TantivyBM25, dist_version, distinct_terms

@@ -1,7 +1,7 @@
 """The fusion study: its identity-check logic on a fake server, and the study end to end on ADI.
 
 The end-to-end test needs the dataset mirror, the packaged model and the embedded ArcadeDB
-server (``pytest -m integration tests/studies/test_fusion_study.py``); it runs the study in place
+server (``pytest -m integration tests/case_studies/test_fusion_study.py``); it runs the study in place
 (its gold lives in two other studies' folders) with ``--out`` in a temporary folder.
 """
 

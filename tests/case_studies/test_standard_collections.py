@@ -1,7 +1,7 @@
 """The standard-collections study and its scaling benchmark, run end to end on the small ADI.
 
 Needs the dataset mirror, the packaged models and the embedded ArcadeDB server
-(``pytest -m integration tests/studies/test_standard_collections.py``).
+(``pytest -m integration tests/case_studies/test_standard_collections.py``).
 """
 
 import json

@@ -1,5 +1,5 @@
 """The home page's headline of the cross-encoder trained here (the judgments chapter's is tested in
-tests/studies/test_judgments_findings.py),
+tests/case_studies/test_judgments_findings.py),
 on small hand-made results whose answers are known."""
 
 from __future__ import annotations

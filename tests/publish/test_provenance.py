@@ -1,5 +1,5 @@
 """Provenance boxes, downloads and the headlines the home page reads (the flagship's findings are tested in
-tests/studies/test_benchmark_rrf_findings.py)."""
+tests/case_studies/test_benchmark_rrf_findings.py)."""
 
 from __future__ import annotations
 

@@ -159,11 +159,14 @@ def test_no_study_or_library_file_inserts_into_sys_path_or_imports_by_file_path(
 
 
 def test_case_studies_import_as_the_studies_package():
-    """Each study folder (and the flagship's protocols) is the package ``studies.<folder>``. Under
-    pytest, ``studies`` alone may name the namespace of ``tests/studies`` (``tests/`` is on sys.path);
-    its subpackages still resolve to ``case-studies/``, as in a plain interpreter."""
+    """Each study folder (and the flagship's protocols) is the package ``studies.<folder>``, and
+    ``studies`` itself is ``case-studies/`` (the tests of the studies live in ``tests/case_studies``,
+    so nothing on pytest's path shadows the package)."""
     import importlib
 
+    import studies
+
+    assert Path(studies.__file__).resolve() == (REPO / "case-studies" / "__init__.py").resolve()
     inits = sorted((REPO / "case-studies").glob("**/__init__.py"))
     assert (REPO / "case-studies" / "__init__.py") in inits
     for init in inits:
