@@ -148,10 +148,7 @@ def score_set(ctx, key: str, pairs, runs: dict, exact_run, texts) -> dict:
     ctx.write_qrels(key, qrels)
     return {
         "gold_file": GOLD_SETS[key],
-        "n": scored.n,
-        "metrics": scored.metrics,
-        "ci95": scored.ci,
-        "tests": list(scored.tests),
+        **scored.to_dict(per_query=False),
         "overlap_top1": top1_overlap(rows, *FIRST_STAGES),
         "lost_by_fusion": {m: lost_by_fusion(rows, m, list(FIRST_STAGES)) for m in runs if m.startswith("rrf@")},
         "ann": run_recall_at_k(runs["vector"], {q: exact_run[q] for q in qrels}, k=cutoff),

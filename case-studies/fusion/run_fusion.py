@@ -24,6 +24,7 @@ Results go to ``results.json``; TREC runs of every method and the qrels to ``run
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from pathlib import Path
 
 from gabarito.errors import GabaritoError
@@ -91,12 +92,12 @@ def score_set(ctx, runs: dict[str, Run], qrels) -> dict:
     """Means and intervals of every method; each fusion tested against RRF k = 60 (Holm over those)."""
     scored = score_runs(runs, qrels, MEASURES, tested=(), resamples=ctx.resamples, seed=ctx.seed)
     family = [m for m in runs if m not in NOT_TESTED]
-    tests = {}
+    tests = []
     for measure in MEASURES:
         per_query = {m: scored.per_query[m][measure] for m in [methods.BASELINE, *family]}
-        tests[measure] = against_baseline(per_query, methods.BASELINE, resamples=ctx.resamples, seed=ctx.seed)
-    return {"n": scored.n, "metrics": scored.metrics, "ci95": scored.ci, "tests": tests,
-            "per_query": scored.per_query}
+        rows = against_baseline(per_query, methods.BASELINE, resamples=ctx.resamples, seed=ctx.seed)
+        tests += [{"measure": measure, **row} for row in rows]
+    return replace(scored, tests=tuple(tests)).to_dict()
 
 
 def tuning_record(fitted: dict) -> dict:

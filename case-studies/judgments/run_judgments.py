@@ -61,8 +61,7 @@ def agreement(pairs: list[dict], ctx, a: str = "a", b: str = "b") -> dict:
 def score(ctx, runs: dict, qrels: Qrels) -> dict:
     scored = score_runs({m: r.cut(CUTOFF) for m, r in runs.items()}, qrels, MEASURES,
                         seed=ctx.seed, resamples=ctx.resamples)
-    return {"n": scored.n, "metrics": scored.metrics, "ci95": scored.ci, "tests": list(scored.tests),
-            "order": {x: method_order(scored.metrics, x) for x in MEASURES}}
+    return {**scored.to_dict(per_query=False), "order": {x: method_order(scored.metrics, x) for x in MEASURES}}
 
 
 def adjudication_regimes(ctx, runs: dict, qrels: Qrels, qids: list[str], pairs: dict, adjudicated: dict) -> dict:

@@ -113,7 +113,7 @@ def reader_input_phase(ctx, reader, queries, documents, qrels, firsts: Mapping[s
         runs = {f"{stage}+ce@{INPUT_N}": reread[stage],
                 f"{stage}+ce@{INPUT_N} sem título": SecondReading(reader, bodies, n=INPUT_N)(queries, first)}
         scored = score_runs(runs, qrels, measures, tested=tested, resamples=ctx.resamples, seed=ctx.seed, order=None)
-        out[stage] = {"metrics": scored.metrics, "ci95": scored.ci, "tests": list(scored.tests)}
+        out[stage] = scored.to_dict(per_query=False)
     return out
 
 

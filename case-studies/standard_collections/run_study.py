@@ -226,12 +226,9 @@ def score(ctx, runs: dict, qrels: Qrels, judged: list[str]) -> dict:
     """Means, intervals, Holm-corrected paired tests and per-query values, keyed as the chapter reads them."""
     scored = score_runs(runs, qrels, MEASURES, tested=TESTED, resamples=ctx.resamples, seed=ctx.seed,
                         order=sorted(judged))
-    tests = {m: [{k: v for k, v in row.items() if k != "measure"} for row in scored.tests if row["measure"] == m]
-             for m in TESTED}
-    significant = {m: [{k: r[k] for k in ("a", "b", "mean_diff", "p_holm", "dz")} for r in rows
-                       if r["p_holm"] < ALPHA] for m, rows in tests.items()}
-    return {"metrics": scored.metrics, "ci95": scored.ci, "tests": tests,
-            "significant_after_holm": significant, "per_query": scored.per_query}
+    significant = {m: [{k: r[k] for k in ("a", "b", "mean_diff", "p_holm", "dz")} for r in scored.tests
+                       if r["measure"] == m and r["p_holm"] < ALPHA] for m in TESTED}
+    return {**scored.to_dict(), "significant_after_holm": significant}
 
 
 # -- one collection -----------------------------------------------------------------------------
@@ -294,8 +291,7 @@ def collection_results(ctx, c, runs: dict, scored: dict, rrf_input: dict) -> dic
         "gain": note("collection.gain_graded", grades=[1, 4]) if graded else note("collection.gain_binary"),
         "notes": c.notes,
         "rrf_bm25_input": rrf_input,
-        **{k: scored[k] for k in ("metrics", "ci95", "tests", "significant_after_holm")},
-        "parity": par, "ann": ann, "timings_s": phase_times(ctx, c.name), "per_query": scored["per_query"],
+        **scored, "parity": par, "ann": ann, "timings_s": phase_times(ctx, c.name),
     }
 
 

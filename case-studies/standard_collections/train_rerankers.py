@@ -144,9 +144,8 @@ def _evaluate(ctx, c, reader: MemoReader) -> tuple[dict, dict]:
                             order=None)
         out[stage] = {
             "method": method, "run_sha256": sha256_file(_run_file(c.name, method)), "n_queries": scored.n,
-            "ceiling": {f"R@{n}": ceiling["metrics"][stage][f"R@{n}"] for n in NS},
-            "metrics": scored.metrics, "ci95": scored.ci,
-            "tests": [t for t in scored.tests if t["b"] == stage or t["a"] == stage],
+            "ceiling": {f"R@{n}": ceiling.mean(stage, f"R@{n}") for n in NS},
+            **scored.only(tests_with=stage).to_dict(per_query=False),
             "per_query_nDCG@10": {k: scored.per_query[k]["nDCG@10"] for k in (stage, f"{stage}+ce@20")},
         }
     return out, kept

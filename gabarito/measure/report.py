@@ -19,7 +19,7 @@ same keys: ``metrics``, ``ci95`` or ``ci``, ``tests`` as one list or a list per 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
@@ -171,15 +171,26 @@ class Report:
         return max(names, key=lambda m: (self.mean(m, measure), -names.index(m)))
 
     # --- writing and reading back
-    def to_dict(self) -> dict:
-        """The block written to ``results.json`` (keys as the studies have always stored them)."""
+    def only(self, methods: Iterable[str] | None = None, *, tests_with: str | None = None) -> "Report":
+        """The same report restricted to some methods (their means, intervals, values and the tests
+        between them) and/or to the tests that involve ``tests_with``."""
+        keep = list(self.metrics if methods is None else methods)
+        tests = tuple(r for r in self.tests if r["a"] in keep and r["b"] in keep
+                      and (tests_with is None or tests_with in (r["a"], r["b"])))
+        per_query = None if self.per_query is None else {m: self.per_query[m] for m in keep}
+        return replace(self, metrics={m: self.metrics[m] for m in keep},
+                       ci={m: self.ci[m] for m in keep if m in self.ci}, tests=tests, per_query=per_query)
+
+    def to_dict(self, *, per_query: bool = True) -> dict:
+        """The block written to ``results.json`` (keys as the studies have always stored them);
+        ``per_query=False`` leaves the per-query values out (a study that stores its own)."""
         out = {"schema": SCHEMA, "n": self.n, "queries": None if self.queries is None else list(self.queries),
                "measures": list(self.measures), "seed": self.seed, "resamples": self.resamples,
                "alpha": self.alpha,
                "metrics": {m: dict(v) for m, v in self.metrics.items()},
                "ci95": {m: {k: list(ci) for k, ci in v.items()} for m, v in self.ci.items()},
                "tests": [dict(row) for row in self.tests]}
-        if self.per_query is not None:
+        if per_query and self.per_query is not None:
             out["per_query"] = {m: {k: dict(v) for k, v in ms.items()} for m, ms in self.per_query.items()}
         return out
 

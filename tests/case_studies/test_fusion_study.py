@@ -17,6 +17,7 @@ from gabarito.measure import metrics
 from gabarito.core.runs import Qrels, Run
 from gabarito.retrieval.fusion import rrf_runs
 from gabarito.retrieval.protocol import Queries
+from gabarito.measure.report import ALPHA, SCHEMA, Report
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "fusion"
@@ -133,7 +134,9 @@ def test_study_on_adi_end_to_end(adi_results):
             assert value == pytest.approx(metrics.mean(s["per_query"][method][measure]), abs=1e-12)
     # the tests: each tested fusion against the baseline, Holm over that family
     family = {m for m in s["metrics"]} - set(res["provenance"]["parameters"]["not_tested"])
-    for measure, rows in s["tests"].items():
+    assert s["schema"] == SCHEMA and Report.from_dict(s).n == s["n"]
+    for measure in s["measures"]:
+        rows = [r for r in s["tests"] if r["measure"] == measure]
         assert {r["a"] for r in rows} == family and {r["b"] for r in rows} == {"rrf_k60"}
         assert all(r["p_holm"] >= r["p_randomization"] and r["holm_family"] == len(family) for r in rows)
 
@@ -166,7 +169,7 @@ def test_findings_read_the_results(adi_results):
     tot = findings.identity_totals(res)
     assert tot["n"] == 16 and tot["identical_full"] + tot["differ"] == 16
     rows = findings.comparison_rows(res)
-    tested = {t["a"] for t in res["corpora"]["adi"]["sets"]["adi"]["tests"]["nDCG@10"]}
+    tested = {t["a"] for t in res["corpora"]["adi"]["sets"]["adi"]["tests"] if t["measure"] == "nDCG@10"}
     assert len(rows) == 1 and rows[0]["best"] in tested
     k = findings.k_rows(res)[0]
     assert set(k["values"]) == {1, 10, 60, 100} and k["spread"] >= 0

@@ -16,6 +16,7 @@ import pytest
 from gabarito.errors import GabaritoError
 from gabarito.inputs.gold import freeze
 from gabarito.study.records import check_results_gold
+from gabarito.measure.report import ALPHA, SCHEMA, Report
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "case-studies" / "standard_collections"
@@ -58,11 +59,12 @@ def check_scores(col: dict) -> None:
             assert value == pytest.approx(sum(per_query.values()) / len(per_query), abs=1e-12)
     n_pairs = len(METHODS) * (len(METHODS) - 1) // 2
     for measure in ("nDCG@10", "AP@100"):
-        rows = col["tests"][measure]
+        assert col["schema"] == SCHEMA
+        rows = [r for r in col["tests"] if r["measure"] == measure]
         assert len(rows) == n_pairs
         assert all(r["p_holm"] >= r["p_randomization"] and "dz" in r and "p_sign" in r for r in rows)
         assert {(s["a"], s["b"]) for s in col["significant_after_holm"][measure]} == \
-            {(r["a"], r["b"]) for r in rows if r["p_holm"] < 0.05}
+            {(r["a"], r["b"]) for r in rows if r["p_holm"] < ALPHA}
 
 
 def test_study_on_adi_end_to_end(study_copy, tmp_path, mirror):

@@ -96,3 +96,31 @@ def test_nan_effect_sizes_still_compare_equal():
     block = {"metrics": {"a": {"m": 1.0}, "b": {"m": 0.0}},
              "tests": [{"measure": "m", "a": "a", "b": "b", "mean_diff": 1.0, "p_holm": 1.0, "dz": math.nan}]}
     assert Report.from_dict(block) == Report.from_dict(block)
+
+
+def test_a_study_block_is_written_with_the_schema_and_read_back_as_the_report():
+    """What a study stores (here the judgments study's score block) is ``Report.to_dict`` with the
+    schema, and ``Report.from_dict`` of it is the scorer's report (less the per-query values it
+    leaves out)."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from studies.judgments import run_judgments
+
+    ctx = SimpleNamespace(seed=11, resamples=200)
+    runs = {"good": GOOD, "bad": BAD}
+    block = json.loads(json.dumps(run_judgments.score(ctx, runs, QRELS)))
+    assert block["schema"] == SCHEMA and block["seed"] == 11 and block["alpha"] == ALPHA
+    scored = score_runs({m: r.cut(run_judgments.CUTOFF) for m, r in runs.items()}, QRELS,
+                        run_judgments.MEASURES, seed=11, resamples=200)
+    assert Report.from_dict(block) == replace(scored, per_query=None)
+    assert "order" in block
+
+
+def test_only_keeps_the_tests_of_one_method():
+    r = score_runs({"good": GOOD, "bad": BAD, "other": BAD}, QRELS, ["R@1"], resamples=100, seed=2)
+    kept = r.only(tests_with="good")
+    assert {(t["a"], t["b"]) for t in kept.tests} == {("good", "bad"), ("good", "other")}
+    assert kept.metrics == r.metrics
+    two = r.only(["good", "bad"])
+    assert list(two.metrics) == ["good", "bad"] and len(two.tests) == 1
