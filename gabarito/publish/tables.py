@@ -77,11 +77,3 @@ def metrics_rows(result_set: Mapping, methods: Sequence[str], measures: Sequence
             row.append(f"{num(vals[m])}{mark} {ci(result_set['ci95'][m][meas])}")
         rows.append(row)
     return rows
-
-
-def find_test(result_set: Mapping, a: str, b: str, measure: str) -> dict:
-    """The paired-test record comparing methods ``a`` and ``b`` on ``measure`` (either order)."""
-    for t in result_set["tests"]:
-        if t["measure"] == measure and {t["a"], t["b"]} == {a, b}:
-            return t
-    raise KeyError(f"no test for {a} vs {b} on {measure}")
