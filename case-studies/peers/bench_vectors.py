@@ -29,10 +29,10 @@ import numpy as np
 from gabarito.errors import GabaritoError
 from gabarito.inputs.collections import load_collection
 from gabarito.measure.scaling import exact_topk, extrapolate_seconds, loglog_fit, perturbed_copies, recall_at_k
-from gabarito.measure.synthetic_vectors import (K, MODEL, ingest_synthetic, knn_sql, rss, start_server,
-                                                synthetic_schema)
+from gabarito.measure.synthetic_vectors import (K, MODEL, fresh_database, ingest_synthetic, knn_sql, rss,
+                                                start_server)
 from gabarito.measure.timing import in_process, interleaved, load_average
-from gabarito.retrieval.arcadedb import ArcadeClient, package_version
+from gabarito.retrieval.arcadedb import package_version
 from gabarito.retrieval.models.collection_vectors import Vectors
 from gabarito.study.runner import say, variant_main
 from studies.peers.vector_engines import EF_CONSTRUCTION, ENGINES, M, dist_version, rss_mb
@@ -59,11 +59,7 @@ def arcadedb_part(n: int, base: np.ndarray, args, seed: int, db_root: Path):
     graph (first query); returns the matrix, the server, its client and the knn function."""
     server = start_server(db_root / f"vectors_{n}", args.heap)
     mem = {"idle": rss(server)}
-    client = ArcadeClient(server.url, server.user, server.password, f"peers_vectors_{n}", timeout=1200)
-    if client.database_exists():
-        client.drop_database()
-    client.create_database()
-    index_name = synthetic_schema(client, int(base.shape[1]))
+    client, index_name = fresh_database(server, f"peers_vectors_{n}", int(base.shape[1]), timeout=1200)
     matrix = np.empty((n, base.shape[1]), dtype=np.float32)
     ingest_s = ingest_synthetic(client, base, matrix, SimpleNamespace(sigma=args.sigma, batch=args.batch), seed)
     sql = knn_sql(index_name, True)

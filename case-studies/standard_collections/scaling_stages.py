@@ -13,8 +13,8 @@ import numpy as np
 from gabarito.inputs.collections import load_collection
 from gabarito.measure.parity import BM25Reference
 from gabarito.measure.scaling import exact_topk, recall_at_k
-from gabarito.measure.synthetic_vectors import (K, MODEL, ingest_synthetic, knn_sql, rss, start_server,
-                                                synthetic_schema)
+from gabarito.measure.synthetic_vectors import (K, MODEL, fresh_database, ingest_synthetic, knn_sql, rss,
+                                                start_server)
 from gabarito.measure.timing import in_process, interleaved, load_average, timed
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex, ArcadeServer
 from gabarito.retrieval.models.collection_vectors import MODELS, Vectors
@@ -141,11 +141,7 @@ def synthetic_stage(n: int, base: np.ndarray, q_vecs: np.ndarray, args, seed: in
     matrix = np.empty((n, base.shape[1]), dtype=np.float32)
     try:
         mem = {"idle": rss(server)}
-        client = ArcadeClient(server.url, server.user, server.password, f"scale_synthetic_{n}", timeout=600)
-        if client.database_exists():
-            client.drop_database()
-        client.create_database()
-        index_name = synthetic_schema(client, int(base.shape[1]))
+        client, index_name = fresh_database(server, f"scale_synthetic_{n}", int(base.shape[1]), timeout=600)
         ingest_s = ingest_synthetic(client, base, matrix, args, seed)
         mem["after_ingest"] = rss(server)
         got = synthetic_queries(client, index_name, server, q_vecs, args, mem)

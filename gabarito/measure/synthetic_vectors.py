@@ -50,6 +50,16 @@ def synthetic_schema(client: ArcadeClient, dim: int) -> str:
     return created[0]["name"]
 
 
+def fresh_database(server: ArcadeServer, name: str, dim: int, timeout: float) -> tuple[ArcadeClient, str]:
+    """A new, empty database ``name`` on ``server`` (an old one of that name is dropped) with the
+    synthetic vector schema; returns its client and the vector index's name."""
+    client = ArcadeClient(server.url, server.user, server.password, name, timeout=timeout)
+    if client.database_exists():
+        client.drop_database()
+    client.create_database()
+    return client, synthetic_schema(client, dim)
+
+
 def ingest_synthetic(client: ArcadeClient, base: np.ndarray, matrix: np.ndarray, args, seed: int) -> float:
     """Insert ``len(matrix)`` perturbed copies of ``base`` (kept in ``matrix``); returns seconds."""
     n = len(matrix)
