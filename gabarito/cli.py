@@ -7,6 +7,9 @@
     gabarito study NAME        # one study, always rerun (extra arguments go to the study)
     gabarito studies           # the studies and whether their results are current
     gabarito site              # the site only, from committed results
+    gabarito pool RUN [RUN ...] --seed N --out POOL.json     # a blind pool of your runs' results
+    gabarito judge POOL --assessor NAME --out PAGE.html     # a judging page (offline HTML)
+    gabarito judgments import GRADES... --pool POOL --out DIR  # kappa, adjudication, graded qrels
 
 Errors are one line on stderr and exit status 2; Ctrl-C is one line and status 130.
 """
@@ -245,6 +248,10 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    if args.cmd in ("pool", "judge", "judgments"):
+        from gabarito.judging.commands import run
+
+        return run(args)
     if args.cmd == "evaluate":
         return cmd_evaluate(args)
     if args.cmd == "compare":
@@ -271,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     _add_commands(sub)
     _add_evaluate(sub)
     _add_compare(sub)
+    from gabarito.judging.commands import add_parsers as _add_judging
+
+    _add_judging(sub)
     args = ap.parse_args(argv)
     if args.mirror:
         os.environ[MIRROR_ENV] = str(args.mirror)

@@ -4,7 +4,8 @@ level imports included).
 
 Floors, lowest first: ``core`` (``gabarito/core/`` and the single modules ``gabarito/*.py`` such
 as ``errors``, ``files``, ``hashing``, ``paths``), ``inputs``, ``retrieval``, ``measure``, ``study``,
-``evaluation``, ``publish``, and ``cli`` on top (docs/architecture.md)."""
+``evaluation``, ``judging`` (pools, the judging page and graded qrels of a user's own runs), ``publish``,
+and ``cli`` on top (docs/architecture.md)."""
 
 import ast
 from collections import defaultdict
@@ -15,7 +16,7 @@ import pytest
 import gabarito
 
 PACKAGE = Path(gabarito.__file__).parent
-FLOORS = ("core", "inputs", "retrieval", "measure", "study", "evaluation", "publish", "cli")
+FLOORS = ("core", "inputs", "retrieval", "measure", "study", "evaluation", "judging", "publish", "cli")
 
 
 def floor_of(module: str) -> str | None:

@@ -24,15 +24,16 @@ from gabarito.hashing import atomic_write_json
 
 
 def build_pool(runs: Mapping[str, Mapping[str, Sequence]], qids: Sequence[str], *, depth: int = 10,
-               seed: int) -> dict[str, list[str]]:
-    """``{qid: [doc ids]}``: the union of each run's top ``depth``, in a seeded random order."""
+               seed: int, known: Mapping[str, Sequence[str]] | None = None) -> dict[str, list[str]]:
+    """``{qid: [doc ids]}``: the union of each run's top ``depth`` (and of ``known``, each
+    question's known answers, when given), in a seeded random order."""
     if depth < 1:
         raise GabaritoError(f"pool depth must be at least 1, not {depth}")
     if not runs:
         raise GabaritoError("a pool needs at least one run")
     pool = {}
     for q in qids:
-        union = set()
+        union = set((known or {}).get(q, ()))
         for run in runs.values():
             union.update(d if isinstance(d, str) else d[0] for d in list(run.get(q, []))[:depth])
         ordered = sorted(union)

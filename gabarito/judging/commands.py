@@ -1,0 +1,133 @@
+"""The judging commands of ``gabarito`` (wired by :mod:`gabarito.cli`):
+
+    gabarito pool RUN [RUN ...] --seed N --out POOL.json [--depth 10] [--known FILE]
+                  [--documents PATH --evaluation PATH]
+    gabarito judge POOL.json --assessor NAME --out PAGE.html [--guide GUIDE.md]
+    gabarito judgments import GRADES.json [GRADES.json] --pool POOL.json --out DIR [--adjudication ADJ.json]
+
+A RUN is a TREC run file or a ``gabarito evaluate`` output folder holding one; without
+``--documents``/``--evaluation`` the paths recorded in a run folder's ``run.json`` are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from gabarito.errors import GabaritoError
+
+COMMANDS = ("pool", "judge", "judgments")
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser(
+        "pool", help="a blind pool of your runs' results for relevance judging",
+        description="The union of the runs' top --depth documents per question and the known answers, "
+                    "deduplicated and shuffled by --seed, with the question and document texts and no trace "
+                    "of which run found what. Written to --out and frozen (sha256 in <out>.lock.json).")
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="a TREC run file or a gabarito evaluate folder")
+    p.add_argument("--depth", type=int, default=10, help="documents taken from each run per question (default 10)")
+    p.add_argument("--known", type=Path, help="known answers to add: an evaluation file (JSON, BEIR) or TREC qrels")
+    p.add_argument("--seed", type=int, required=True, help="the seed of the shuffle (recorded in the pool)")
+    p.add_argument("--out", type=Path, required=True, help="the pool file to write (never overwritten)")
+    p.add_argument("--documents", type=Path, help="the documents the runs searched (default: from run.json)")
+    p.add_argument("--evaluation", type=Path, help="the questions: evaluation file or TREC topics (default: run.json)")
+    p = sub.add_parser("judge", help="a judging page (HTML, offline) for one assessor of a pool")
+    p.add_argument("pool", type=Path)
+    p.add_argument("--assessor", required=True, help="the assessor's name (carried by the exported grades)")
+    p.add_argument("--out", type=Path, required=True, help="the HTML page to write")
+    p.add_argument("--guide", type=Path, help="a grading guide in Markdown (default: gabarito's, in Portuguese)")
+    p = sub.add_parser("judgments", help="judgments: import the assessors' grades")
+    jsub = p.add_subparsers(dest="judgments_cmd", required=True)
+    p = jsub.add_parser(
+        "import", help="agreement (Cohen's kappa), the adjudicator's pool, frozen graded qrels",
+        description="Reads the grades exported by the judging page (one or two assessors), writes agreement.json, "
+                    "the disagreements as adjudication_pool.json, and, once adjudicated (--adjudication) or when "
+                    "nobody disagreed, the graded qrels (qrels.trec, evaluation.json), frozen in qrels.lock.json.")
+    p.add_argument("grades", nargs="+", type=Path, metavar="GRADES")
+    p.add_argument("--pool", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--adjudication", type=Path, help="the adjudicator's grades of DIR/adjudication_pool.json")
+    p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap (default: gabarito's)")
+    p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples (default 10000)")
+
+
+def _recorded_inputs(runs: list[Path]) -> tuple[Path | None, Path | None]:
+    for run in runs:
+        record = run / "run.json"
+        if run.is_dir() and record.exists():
+            try:
+                data = json.loads(record.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise GabaritoError(f"not a JSON run record ({exc})", path=record) from None
+            docs, ev = data.get("documents_path"), data.get("evaluation_path")
+            return (Path(docs) if docs else None), (Path(ev) if ev else None)
+    return None, None
+
+
+def cmd_pool(args: argparse.Namespace) -> int:
+    from gabarito.hashing import sha256_file
+    from gabarito.inputs.documents import corpus_sha256, load_documents
+    from gabarito.judging.pool import known_answers, lock_path, make_pool, question_texts, read_run, write_pool
+
+    for target in (args.out, lock_path(args.out)):
+        if target.exists():
+            raise GabaritoError("already exists; a frozen pool is never rewritten: choose another --out", path=target)
+    docs_path, eval_path = _recorded_inputs(args.runs)
+    docs_path, eval_path = args.documents or docs_path, args.evaluation or eval_path
+    if docs_path is None or eval_path is None:
+        raise GabaritoError("name the documents and questions the runs were made on (--documents, --evaluation)")
+    runs = {str(p): read_run(p) for p in args.runs}
+    documents = load_documents(docs_path)
+    questions = question_texts(eval_path, documents)
+    known = known_answers(args.known, documents) if args.known is not None else None
+    inputs = {"documents_sha256": corpus_sha256(documents)}
+    if eval_path.is_file():
+        inputs["evaluation_file_sha256"] = sha256_file(eval_path)
+    pool = make_pool(runs, documents, questions, depth=args.depth, seed=args.seed, known=known, inputs=inputs)
+    sha = write_pool(args.out, pool)
+    m = pool["meta"]
+    print(f"wrote {args.out} ({m['n_questions']} questions, {m['n_pairs']} pairs, sha256 {sha[:12]}), "
+          f"frozen in {lock_path(args.out)}")
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from gabarito.judging.page import write_page
+    from gabarito.judging.pool import read_pool
+
+    pool, sha = read_pool(args.pool)
+    write_page(args.out, pool, sha, args.assessor, args.guide)
+    n = sum(len(q["candidates"]) for q in pool["questions"])
+    print(f"wrote {args.out}: {n} pairs for {args.assessor}; open it in a browser (works offline)")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from gabarito.judging.importing import import_judgments, kappa_line
+    from gabarito.measure.stats import DEFAULT_SEED
+
+    result = import_judgments(args.grades, args.pool, args.out, adjudication=args.adjudication,
+                              seed=DEFAULT_SEED if args.seed is None else args.seed, resamples=args.resamples)
+    if "agreement" in result:
+        print(kappa_line(result["agreement"]))
+    print(f"{result['n_disagreements']} of {result['n_pairs']} pairs graded differently")
+    if result["qrels"] is None:
+        print(f"adjudicate them: gabarito judge {result['adjudication_pool']} --assessor NAME --out PAGE.html, "
+              f"then import again with --adjudication GRADES.json")
+    else:
+        print(f"froze graded qrels: {result['qrels']} (sha256 {result['qrels_sha256'][:12]}); score with "
+              f"gabarito evaluate --evaluation {Path(result['qrels']).with_name('evaluation.json')}")
+    for path in result["written"]:
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.cmd == "pool":
+        return cmd_pool(args)
+    if args.cmd == "judge":
+        return cmd_judge(args)
+    return cmd_import(args)

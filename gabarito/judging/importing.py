@@ -1,0 +1,151 @@
+"""``gabarito judgments import``: agreement, the adjudicator's pool, and frozen graded qrels.
+
+Given the grades of one or two assessors on the same frozen pool (:mod:`gabarito.judging.grades`):
+
+* two assessors: the confusion matrix and Cohen's kappa, unweighted and linear, each with a
+  bootstrap interval (:func:`gabarito.measure.agreement.agreement_summary`), written to
+  ``agreement.json``; the pairs they graded differently become ``adjudication_pool.json``, a pool
+  of its own (same pair ids and texts, frozen in ``adjudication_pool.lock.json``) that an
+  adjudicator judges with the same page, blind to both grades;
+* with the adjudicator's grades (``adjudication``) or when nobody disagreed (or with one
+  assessor): one grade per pair (:func:`gabarito.measure.judgments.combine`: the agreed grade,
+  else the adjudicator's) and the graded qrels, frozen together in ``qrels.lock.json``:
+  ``qrels.trec`` (``qid 0 doc grade``, every judged pair, 0 included), ``evaluation.json`` (the
+  questions with ``relevantIds`` = grade >= 1 and ``relevance`` = every grade, which ``gabarito
+  evaluate --evaluation`` scores with graded measures) and ``judgments.json`` (each pair's grades
+  and the rule that decided it).
+
+Every input is checked and every output computed before the first file is written; frozen qrels
+are never rewritten.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from gabarito.core.runs import Qrels
+from gabarito.errors import GabaritoError
+from gabarito.hashing import atomic_write_json, atomic_write_text, sha256_file
+from gabarito.inputs.gold import freeze
+from gabarito.judging.grades import read_grades
+from gabarito.judging.pool import lock_path, pool_pairs, read_pool, sub_pool, write_pool
+from gabarito.measure.agreement import agreement_summary
+from gabarito.measure.judgments import combine, graded_qrels, resolutions
+from gabarito.measure.stats import DEFAULT_SEED
+
+ADJ_POOL = "adjudication_pool.json"
+QRELS, EVALUATION, JUDGMENTS, AGREEMENT, QRELS_LOCK = (
+    "qrels.trec", "evaluation.json", "judgments.json", "agreement.json", "qrels.lock.json")
+
+
+def _adjudication_pool(out: Path, pool: dict, sha: str, differ: list[str]) -> tuple[dict | None, str | None, bool]:
+    """``(adjudication pool, its sha256, whether it must be written)``; an existing one must hold
+    exactly the disagreements of these grades."""
+    path = out / ADJ_POOL
+    if path.exists():
+        adj, adj_sha = read_pool(path)
+        if adj.get("meta", {}).get("parent_pool_sha256") != sha or [p for p, _, _ in pool_pairs(adj)] != differ:
+            raise GabaritoError("holds the disagreements of other grades or another pool: import into another "
+                                "--out", path=path)
+        return adj, adj_sha, False
+    if not differ:
+        return None, None, False
+    return sub_pool(pool, differ, parent_sha256=sha), None, True
+
+
+def _evaluation_records(pool: dict, qrels: Qrels) -> list[dict]:
+    records = []
+    for q in pool["questions"]:
+        grades = qrels.get(q["id"], {})
+        records.append({"id": q["id"], "query": q["text"],
+                        "relevantIds": sorted(d for d, g in grades.items() if g >= 1),
+                        "relevance": dict(sorted(grades.items()))})
+    return records
+
+
+def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: str | Path, *,
+                     adjudication: str | Path | None = None, seed: int = DEFAULT_SEED,
+                     resamples: int = 10000) -> dict:
+    """Check, compute, then write; returns what was found and written (paths as strings)."""
+    out = Path(out)
+    pool, sha = read_pool(pool_path)
+    if pool.get("kind") != "pool":
+        raise GabaritoError("is an adjudication pool: import the grades of the original pool", path=pool_path)
+    if not 1 <= len(grades) <= 2:
+        raise GabaritoError(f"import takes the grades of one or two assessors, not {len(grades)} files")
+    read = [read_grades(p, pool, sha) for p in grades]
+    names = [name for name, _ in read]
+    if len(set(names)) != len(names):
+        raise GabaritoError(f"two grades files by the same assessor {names[0]!r}", path=grades[1])
+    pairs = pool_pairs(pool)
+    key = {pid: {"question": q, "concept": d} for pid, q, d in pairs}
+    a = read[0][1]
+    b = read[1][1] if len(read) == 2 else a
+    result: dict = {"pool": str(pool_path), "pool_sha256": sha, "assessors": names, "n_pairs": len(pairs),
+                    "written": []}
+    differ = [pid for pid, _, _ in pairs if a[pid] != b[pid]]
+    result["n_disagreements"] = len(differ)
+    agreement = None
+    if len(read) == 2:
+        order = [pid for pid, _, _ in pairs]
+        agreement = {"schema": "gabarito.agreement/1", "pool_sha256": sha, "assessors": names, "seed": seed,
+                     "resamples": resamples, "n_disagreements": len(differ),
+                     **agreement_summary([a[p] for p in order], [b[p] for p in order], resamples=resamples, seed=seed)}
+        result["agreement"] = agreement
+    adj_pool, adj_sha, new_adj = _adjudication_pool(out, pool, sha, differ)
+    c: dict[str, int] = {}
+    if adjudication is not None:
+        if adj_pool is None:
+            raise GabaritoError("the assessors agreed on every pair: there is nothing to adjudicate", path=adjudication)
+        if new_adj:
+            raise GabaritoError(f"no frozen {ADJ_POOL} in {out}: import the two grades files first, have the "
+                                f"adjudicator judge that pool, then import again with --adjudication",
+                                path=adjudication)
+        adjudicator, c = read_grades(adjudication, adj_pool, adj_sha)
+        if adjudicator in names:
+            raise GabaritoError(f"the adjudicator {adjudicator!r} is one of the assessors", path=adjudication)
+        result["adjudicator"] = adjudicator
+        if agreement is not None:
+            agreement["adjudication"] = {"assessor": adjudicator, "pool_sha256": adj_sha,
+                                         **resolutions(combine(a, b, c, key, {})["pairs"])}
+    awaiting = bool(differ) and not c  # disagreements, no adjudication yet: no qrels
+    qrels_files = [out / n for n in (QRELS, EVALUATION, JUDGMENTS)]
+    if not awaiting and (out / QRELS_LOCK).exists():
+        raise GabaritoError("graded qrels are already frozen here; they are never rewritten", path=out / QRELS_LOCK)
+    # everything is checked: write
+    out.mkdir(parents=True, exist_ok=True)
+    if agreement is not None:
+        result["written"].append(str(atomic_write_json(out / AGREEMENT, agreement)))
+    if new_adj:
+        write_pool(out / ADJ_POOL, adj_pool, note="the assessors' disagreements, frozen before adjudication")
+        result["written"] += [str(out / ADJ_POOL), str(lock_path(out / ADJ_POOL))]
+    result["adjudication_pool"] = str(out / ADJ_POOL) if adj_pool is not None else None
+    if awaiting:
+        result["qrels"] = None
+        return result
+    combined = combine(a, b, c, key, {})
+    qrels = graded_qrels(combined["pairs"], [q["id"] for q in pool["questions"]])
+    judgments = {"schema": "gabarito.judgments/1", "pool_sha256": sha, "assessors": names,
+                 "adjudicator": result.get("adjudicator"),
+                 "pairs": [{"pair": pid, **{k: v for k, v in p.items() if k != "expected"}}
+                           for pid, p in combined["pairs"].items()]}
+    atomic_write_text(qrels_files[0], qrels.to_trec())
+    atomic_write_json(qrels_files[1], _evaluation_records(pool, qrels))
+    atomic_write_json(qrels_files[2], judgments)
+    freeze(out / QRELS_LOCK, qrels_files, note=f"graded qrels of pool {sha[:12]}, frozen at import")
+    result["qrels"] = str(qrels_files[0])
+    result["qrels_sha256"] = sha256_file(qrels_files[0])
+    result["written"] += [*map(str, qrels_files), str(out / QRELS_LOCK)]
+    return result
+
+
+def kappa_line(agreement: dict) -> str:
+    """``kappa unweighted 0.62 [0.41, 0.80], linear ...`` for the command's summary."""
+    def one(block: dict) -> str:
+        k, ci = block["kappa"], block["ci95"]
+        if k is None:
+            return "undefined"
+        return f"{k:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+    return f"Cohen's kappa unweighted {one(agreement['unweighted'])}, linear {one(agreement['linear'])} " \
+           f"(95% bootstrap intervals, {agreement['n_pairs']} pairs)"
