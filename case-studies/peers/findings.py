@@ -349,3 +349,16 @@ def headline(bm25: Mapping, vectors: Mapping, encoders: Mapping, budget: Mapping
     if flag and not (flag["cold_s"] and flag["cold_torch_s"]):
         flag = None
     return {"encoder": enc, "bm25": bm25_summary(bm25), "vectors": vs, "floor": floor, "flagship": flag}
+
+
+def arcadedb_bm25_word(summary: Mapping) -> str:
+    """How ArcadeDB's BM25 throughput compares with every peer of :func:`bm25_summary` (its
+    ``ratio_geomean`` is the peer's questions per second over ArcadeDB's): ``"menos"`` when every
+    peer answers more per second, ``"mais"`` when every peer answers fewer, else ``"ora mais, ora
+    menos"``."""
+    ratios = [summary[e]["ratio_geomean"] for e in BM25_PEERS if summary.get(e)]
+    if ratios and all(r > 1 for r in ratios):
+        return "menos"
+    if ratios and all(r < 1 for r in ratios):
+        return "mais"
+    return "ora mais, ora menos"

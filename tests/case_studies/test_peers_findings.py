@@ -129,3 +129,11 @@ def test_vector_curves_order_sizes_engines_and_widths():
     assert list(curves[100]) == ["arcadedb_vector", "hnswlib", "numpy_exact"]
     assert [p["width"] for p in curves[100]["arcadedb_vector"]] == [20, 100]
     assert curves[100]["numpy_exact"][0]["width"] is None
+
+
+def test_arcadedb_bm25_word_follows_every_ratio():
+    fast = {e: {"ratio_geomean": 2.0} for e in findings.BM25_PEERS}
+    assert findings.arcadedb_bm25_word(fast) == "menos"
+    assert findings.arcadedb_bm25_word({e: {"ratio_geomean": 0.5} for e in findings.BM25_PEERS}) == "mais"
+    mixed = {**fast, findings.BM25_PEERS[0]: {"ratio_geomean": 0.9}}
+    assert findings.arcadedb_bm25_word(mixed) == "ora mais, ora menos"
