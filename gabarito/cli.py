@@ -64,7 +64,9 @@ def _add_evaluate(sub) -> None:
         "evaluate", help="measure search quality on your documents and questions",
         description="Search every question of an evaluation file in your documents and measure how often "
                     "the right document comes first (top-1/3/5 accuracy, MRR, with 95%% intervals). Writes "
-                    "OUT/results.csv (one row per question), OUT/run.json and a line in the log.")
+                    "OUT/results.csv (one row per question), OUT/run.json (with the scorer's report), the "
+                    "ranked lists OUT/run.trec and the judgments OUT/qrels.trec (each file's sha256 in "
+                    "OUT/results.sha256.json) and a line in the log.")
     p.add_argument("--documents", required=True, type=Path,
                    help="a JSON list of {id, text, title}, a folder of Markdown files, or a BEIR folder")
     p.add_argument("--evaluation", required=True, type=Path,
@@ -108,7 +110,9 @@ def _add_compare(sub) -> None:
                     "questions: means, wins/losses, sign and randomization tests, questions that flipped.")
     p.add_argument("runs", nargs="+", metavar="RUN_ID_OR_FILE", help="a run id from the log or a run.json path")
     p.add_argument("--log", type=Path, default=Path("runs") / "log.jsonl")
-    p.add_argument("--measure", default="RR@10", help="RR@n or hit@n (default: RR@10)")
+    p.add_argument("--measure", default="RR@10",
+                   help="RR@n or hit@n (n up to the runs' k, from run.json), or any measure such as nDCG@10, "
+                        "R@100, AP@100, P@5 (from the run.trec and qrels.trec each run wrote) (default: RR@10)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
 
@@ -153,7 +157,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     paths = write_run(record, args.out if args.out is not None else args.log.parent / run_id, args.log)
     print()
     print(format_summary(record))
-    print(f"\nwrote {paths['csv']}, {paths['json']}; logged in {paths['log']}")
+    ranked = f", {paths['run']}, {paths['qrels']}" if "run" in paths else ""
+    print(f"\nwrote {paths['csv']}, {paths['json']}{ranked}; logged in {paths['log']}")
     return 0
 
 

@@ -7,10 +7,19 @@ do not measure the same thing. When a run differs from the baseline in more than
 one of them. A setting a run does not use (``None``: the model of a BM25 run, the analyzer of a
 dense run) does not count as a difference.
 
-For each pair, on the chosen measure and on hit@1: wins (the other run scores higher than
-the baseline), losses and ties, an exact two-sided sign test, and a paired randomization test
-of the mean difference (:mod:`gabarito.measure.stats`, fixed seed). ``flipped`` lists the queries whose
-hit@1 changed.
+The runs are scored together by the one scorer (:func:`gabarito.measure.score.score_runs`, a
+:class:`~gabarito.measure.report.Report` whose methods are the runs ``#1``, ``#2``, ...), on the
+chosen measure and on hit@1: ``RR@n`` and ``hit@n`` (n up to the runs' ``k``) from the per-question
+rows of ``run.json``, any other measure ``Measure`` parses (``nDCG@10``, ``R@100``, ``AP@100``,
+``P@5``, ``RR@50``...) from the ranked lists and judgments each run wrote beside it (``run.trec``,
+``qrels.trec``). Each pair is read through :meth:`Report.compare`: wins (the other run scores
+higher than the baseline), losses and ties, an exact two-sided sign test, a paired randomization
+test of the mean difference (fixed seed) and its Holm-corrected p over the pairs of runs.
+``flipped`` lists the queries whose hit@1 changed.
+
+A run folder written by ``gabarito evaluate`` records each file's sha256
+(``results.sha256.json``, :mod:`gabarito.study.integrity`); a file changed since is refused in one
+line naming it.
 """
 
 from __future__ import annotations
@@ -21,28 +30,25 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 
-from gabarito.core.measures import Measure
 from gabarito.errors import GabaritoError
+from gabarito.evaluation.paired import (COMPARED_KINDS, FLIPS, LoadedRun, measure_values, pair_test,
+                                        parse_measure, score_records, verified)
 from gabarito.evaluation.runlog import read_log, warn_damaged
 from gabarito.inputs.textfiles import TOO_DEEP
 from gabarito.measure import metrics
-from gabarito.measure.score import per_query_values
-from gabarito.core.runs import Qrels
-from gabarito.measure.stats import DEFAULT_SEED, compare_methods
+from gabarito.measure.report import Report
+from gabarito.measure.stats import DEFAULT_SEED
 
-__all__ = ["VARIABLES", "load_runs", "config_differences", "measure_values", "compare_runs",
-           "format_comparison"]
+__all__ = ["COMPARED_KINDS", "VARIABLES", "load_runs", "config_differences", "measure_values", "compare_runs",
+           "format_comparison", "verified"]
 
 #: The settings compared between runs (``corpus`` is the documents' content hash).
 VARIABLES = ("corpus", "segmentation", "prefix_title", "model", "method", "engine", "analyzer", "k",
              "chunk_depth", "rrf_k", "fusion", "fusion_in", "reranker", "rerank_n")
-#: The measures a run record can be compared on (from its returned documents and expected answers).
-COMPARED_KINDS = ("RR", "hit")
-
-
 # --- loading ---------------------------------------------------------------------------------
 
 def _read_json(path: Path) -> dict:
+    verified(path)
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -53,7 +59,7 @@ def _read_json(path: Path) -> dict:
         raise GabaritoError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     except RecursionError:
         raise GabaritoError(TOO_DEEP, path=path) from None
-    return _checked(record, path)
+    return LoadedRun(_checked(record, path), folder=path.parent)
 
 
 def _checked(record: object, where: object) -> dict:
@@ -71,7 +77,9 @@ def load_runs(refs: Sequence[str], log_path: str | Path, *, warn: Callable[[str]
     """The run records named by ``refs``, in order: each is the path of a ``run.json`` (or of
     the folder holding one), or a run id found in the JSONL log at ``log_path``. A damaged line
     of the log (cut short, not JSON) is skipped and reported through ``warn`` (one line on
-    stderr by default): it cannot make the other runs of the log unreadable."""
+    stderr by default): it cannot make the other runs of the log unreadable. A run id whose
+    folder is beside the log (``<log folder>/<run id>/run.json``) is read from that folder, so
+    that its files are checked against their manifest and its ranked lists can be used."""
     log_path = Path(log_path)
     logged: dict[str, list[dict]] | None = None
     records = []
@@ -95,7 +103,11 @@ def load_runs(refs: Sequence[str], log_path: str | Path, *, warn: Callable[[str]
         if len(found) > 1:
             raise GabaritoError(f"run id {ref!r} appears {len(found)} times in the log; "
                                 f"name its run.json instead", path=log_path)
-        records.append(_checked(found[0], log_path))
+        folder = log_path.parent / ref
+        if (folder / "run.json").is_file():
+            records.append(_read_json(folder / "run.json"))
+        else:
+            records.append(LoadedRun(_checked(found[0], log_path)))
     return records
 
 
@@ -149,43 +161,6 @@ def setting_details(a: dict, b: dict, limit: int = 3) -> list[str]:
     return [f"{k}: {la.get(k)!r} -> {lb.get(k)!r}" for k in keys[:limit]]
 
 
-def _parse_measure(measure: str) -> tuple[str, int, str]:
-    """``(kind, n, canonical name)`` of ``RR@n`` or ``hit@n``, parsed by
-    :class:`gabarito.core.measures.Measure` (case-insensitive; ``MRR@n`` is ``RR@n``)."""
-    try:
-        parsed = Measure.parse(measure, loose=True)
-    except GabaritoError:
-        parsed = None
-    if parsed is None or parsed.kind not in COMPARED_KINDS or parsed.cutoff is None:
-        raise GabaritoError(f"unknown measure {measure!r}; use RR@n or hit@n (e.g. RR@10, hit@1)")
-    return parsed.kind, parsed.cutoff, str(parsed)
-
-
-def measure_values(record: dict, measure: str) -> dict[str, float]:
-    """``{query id: value}`` of ``RR@n`` or ``hit@n`` for the answerable queries of a run,
-    recomputed from the returned documents by the scorer (:func:`gabarito.measure.score.per_query_values`)
-    (``n`` may not exceed the run's ``k``)."""
-    kind, n, name = _parse_measure(measure)
-    k = int(record["config"]["k"])
-    if n > k:
-        raise GabaritoError(f"run {record['run_id']} kept only the top {k} documents, so it has no {name}; "
-                            f"use --measure {kind}@{k} or less")
-    rows = [r for r in record["per_query"] if r["answerable"]]
-    run = {r["id"]: [x["id"] for x in r["returned"]] for r in rows}  # plain ids: the order as returned
-    qrels = Qrels.from_lists({r["id"]: r["expected"] for r in rows})
-    values = per_query_values({"run": run}, qrels, [name])["run"][name]
-    return {r["id"]: values[r["id"]] for r in rows}
-
-
-def _test(a: list[float], b: list[float], seed: int) -> dict:
-    """``b`` against the baseline ``a`` (:func:`gabarito.measure.stats.compare_methods`): wins are
-    queries where ``b`` is higher, ``mean_diff`` is ``b - a``."""
-    row = compare_methods({"b": b, "a": a}, seed=seed)[0]
-    return {"mean_a": row["mean_b"], "mean_b": row["mean_a"], "mean_diff": row["mean_diff"],
-            "wins": row["wins"], "losses": row["losses"], "ties": row["ties"], "p_sign": row["p_sign"],
-            "p_randomization": row["p_randomization"], "ci95_diff": [row["ci_low"], row["ci_high"]]}
-
-
 def check_consistent(record: dict, means: dict[str, float | None]) -> None:
     """Refuse a run record whose per-question rows no longer give the summary the run wrote:
     ``means`` holds ``top1`` and ``mrr`` recomputed from the returned documents. A record edited
@@ -201,8 +176,9 @@ def check_consistent(record: dict, means: dict[str, float | None]) -> None:
                                 f"the run recorded {float(recorded):.4f}; the record was changed after the run")
 
 
-def _run_row(record: dict, measure: str) -> dict:
-    """One line of the side-by-side table, recomputed from the per-query rows."""
+def _run_row(record: dict, report: Report, label: str, measure: str) -> dict:
+    """One line of the side-by-side table: top-n and MRR recomputed from the per-query rows, the
+    chosen measure's mean from the report."""
     cfg, k = record["config"], int(record["config"]["k"])
 
     def mean(name: str) -> float | None:
@@ -212,37 +188,55 @@ def _run_row(record: dict, measure: str) -> dict:
 
     means = {"top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}")}
     check_consistent(record, means)
-    values = measure_values(record, measure)
     return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),
-            "settings": _settings(record), "n_answerable": len(values), **means,
-            "measure": metrics.mean(values)}
+            "settings": _settings(record), "n_answerable": len(report.values(label, measure)), **means,
+            "measure": report.mean(label, measure)}
+
+
+def _flips(base: dict, other: dict, report: Report, labels: tuple[str, str], name: str) -> list[dict]:
+    """The queries whose hit@1 changed from the baseline to the other run."""
+    base_rows = {r["id"]: r for r in base["per_query"]}
+    other_rows = {r["id"]: r for r in other["per_query"]}
+    (la, lb), flipped = labels, []
+    hits_a, hits_b = report.values(la, FLIPS), report.values(lb, FLIPS)
+    values_a, values_b = report.values(la, name), report.values(lb, name)
+    for q in report.queries:
+        a, b = hits_a[q], hits_b[q]
+        if a != b:
+            ra, rb = base_rows[q], other_rows[q]
+            flipped.append({
+                "id": q, "query": ra["query"], "expected": ra["expected"],
+                "change": "gained" if b > a else "lost",
+                "top_a": ra["returned"][0]["id"] if ra["returned"] else "",
+                "top_b": rb["returned"][0]["id"] if rb["returned"] else "",
+                f"{name}_a": values_a[q], f"{name}_b": values_b[q],
+            })
+    return flipped
 
 
 def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int = DEFAULT_SEED) -> dict:
     """Compare every run with the first one (see the module docstring).
 
-    Returns ``{"measure", "baseline", "runs": [...], "warnings": [...], "pairs": [...]}``; each
-    pair holds ``changed`` (the settings that differ), ``n`` (answerable queries), ``tests``
-    (``{measure: {...}, "hit@1": {...}}`` with means, wins/losses/ties, ``p_sign`` and
-    ``p_randomization``) and ``flipped`` (queries whose hit@1 changed, ``gained`` or ``lost``).
+    Returns ``{"measure", "baseline", "runs": [...], "warnings": [...], "pairs": [...], "labels"}``; each pair holds ``changed`` (the settings that differ), ``n`` (queries compared),
+    ``tests`` (``{measure: {...}, "hit@1": {...}}`` with means, wins/losses/ties, ``p_sign``,
+    ``p_randomization`` and ``p_holm``, from :func:`gabarito.evaluation.paired.pair_test`) and
+    ``flipped`` (queries whose hit@1 changed, ``gained`` or ``lost``); ``labels`` maps the methods of
+    the runs' :class:`~gabarito.measure.report.Report` (``#1``, ...) to the run ids.
     """
     records = list(records)
     if len(records) < 2:
         raise GabaritoError("compare needs at least two runs")
-    _, _, name = _parse_measure(measure)
+    name = str(parse_measure(measure))
     base = records[0]
     for other in records[1:]:
         if other["evaluation_sha256"] != base["evaluation_sha256"]:
             raise GabaritoError(f"runs judged against different gold: {base['run_id']} and {other['run_id']} "
                                 f"have different evaluation hashes ({base['evaluation_sha256'][:12]}... vs "
                                 f"{other['evaluation_sha256'][:12]}...)")
-    warnings = []
-    pairs = []
-    base_rows = {r["id"]: r for r in base["per_query"]}
-    tests_on = [name] + (["hit@1"] if name != "hit@1" else [])
-    base_values = {m: measure_values(base, m) for m in tests_on}
-    qids = list(base_values[name])
-    for other in records[1:]:
+    report, labels = score_records(records, name, seed=seed)
+    tests_on = list(dict.fromkeys([name, FLIPS]))
+    warnings, pairs = [], []
+    for label, other in zip(labels[1:], records[1:]):
         changed = config_differences(base, other)
         if len(changed) > 1:
             warnings.append(f"{other['run_id']} differs from {base['run_id']} in {len(changed)} settings "
@@ -250,29 +244,13 @@ def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int =
         if not changed:
             warnings.append(f"{other['run_id']} has the same settings as {base['run_id']}: differences are "
                             f"run-to-run variation (or code changes)")
-        values = {m: measure_values(other, m) for m in tests_on}
-        if set(values[name]) != set(qids):
-            raise GabaritoError(f"runs {base['run_id']} and {other['run_id']} cover different queries")
-        tests = {m: _test([base_values[m][q] for q in qids], [values[m][q] for q in qids], seed)
-                 for m in tests_on}
-        other_rows = {r["id"]: r for r in other["per_query"]}
-        flipped = []
-        for q in qids:
-            a, b = base_values["hit@1"][q], values["hit@1"][q]
-            if a != b:
-                ra, rb = base_rows[q], other_rows[q]
-                flipped.append({
-                    "id": q, "query": ra["query"], "expected": ra["expected"],
-                    "change": "gained" if b > a else "lost",
-                    "top_a": ra["returned"][0]["id"] if ra["returned"] else "",
-                    "top_b": rb["returned"][0]["id"] if rb["returned"] else "",
-                    f"{name}_a": base_values[name][q], f"{name}_b": values[name][q],
-                })
         details = setting_details(base, other) if "model_settings" in changed else []
         pairs.append({"a": base["run_id"], "b": other["run_id"], "changed": changed, "model_settings": details,
-                      "n": len(qids), "tests": tests, "flipped": flipped})
-    return {"measure": name, "baseline": base["run_id"], "runs": [_run_row(r, name) for r in records],
-            "warnings": warnings, "pairs": pairs}
+                      "n": report.n, "tests": {str(m): pair_test(report, label, labels[0], m) for m in tests_on},
+                      "flipped": _flips(base, other, report, (labels[0], label), name)})
+    return {"measure": name, "baseline": base["run_id"],
+            "runs": [_run_row(r, report, label, name) for label, r in zip(labels, records)],
+            "warnings": warnings, "pairs": pairs, "labels": {label: r["run_id"] for label, r in zip(labels, records)}}
 
 
 # --- printing --------------------------------------------------------------------------------
@@ -303,6 +281,7 @@ def format_comparison(result: dict) -> str:
     for i, r in enumerate(runs, start=1):
         lines.append(f"{i:<3}{r['n_answerable']:>5}  {_num(r['top1'])}  {_num(r['top3'])}  {_num(r['top5'])}  "
                      f"{_num(r['mrr'])}    {_num(r['measure'])}")
+    several = len(result["pairs"]) > 1  # Holm's correction over the pairs changes a p only then
     for j, pair in enumerate(result["pairs"], start=2):
         lines += ["", (f"#{j} vs #1 ({pair['b']} vs {pair['a']}), {pair['n']} answerable queries; "
                        f"changed: {', '.join(pair['changed']) or 'nothing'}")]
@@ -310,7 +289,8 @@ def format_comparison(result: dict) -> str:
         for m, t in pair["tests"].items():
             lines.append(f"  {m:<7} {t['mean_a']:.3f} -> {t['mean_b']:.3f} ({t['mean_diff']:+.3f}); "
                          f"better on {t['wins']}, worse on {t['losses']}, tied on {t['ties']}; "
-                         f"sign test p={t['p_sign']:.3g}, randomization p={t['p_randomization']:.3g}")
+                         f"sign test p={t['p_sign']:.3g}, randomization p={t['p_randomization']:.3g}"
+                         + (f", Holm p={t['p_holm']:.3g}" if several else ""))
         if pair["flipped"]:
             lines.append(f"  hit@1 flipped on {len(pair['flipped'])} queries:")
             for f in pair["flipped"]:

@@ -22,11 +22,14 @@ from typing import Any, Mapping, Sequence
 from gabarito.evaluation.config import HIT_AT
 from gabarito.inputs.segment import Chunk, collapse_to_documents
 from gabarito.core.runs import Qrels
-from gabarito.measure.score import intervals, per_query_values
+from gabarito.measure.report import Report
+from gabarito.measure.score import intervals, per_query_values, score_runs
 from gabarito.measure.stats import DEFAULT_SEED
 
 #: Measures added by default when questions have several relevant documents or graded judgments.
 GRADED_DEFAULT = ("nDCG@10", "AP@100", "R@100")
+#: The name of the one method of a run's :class:`~gabarito.measure.report.Report`.
+METHOD = "run"
 
 
 def grades_of(query) -> dict[str, int]:
@@ -101,25 +104,67 @@ def _ordered(row: dict) -> dict:
     return {key: row[key] for key in head if key in row}
 
 
-def _group(rows: Sequence[dict], k: int, seed: int, measures: Sequence[str]) -> dict:
+def summary_measures(k: int, measures: Sequence[str] = ()) -> list[str]:
+    """The measures of a run's summary, in the order they are resampled: ``hit@n`` (n <= k),
+    ``RR@k``, then the run's named ``measures`` (each once)."""
+    return list(dict.fromkeys([*(f"hit@{n}" for n in HIT_AT if n <= k), f"RR@{k}", *measures]))
+
+
+def summary_report(rows: Sequence[dict], k: int, lists: Mapping[str, Sequence[str]],
+                   judgments: Mapping[str, Mapping[str, int]], *, seed: int = DEFAULT_SEED,
+                   measures: Sequence[str] = (), method: str = METHOD) -> Report | None:
+    """The :class:`~gabarito.measure.report.Report` of the answerable ``rows`` (a study of one):
+    :func:`gabarito.measure.score.score_runs` of each query's ranked document list ``lists[qid]``
+    (the order as ranked) against ``judgments``, the queries resampled in the rows' order; None
+    when no row is answerable."""
+    order = [r["id"] for r in rows if r["answerable"]]
+    if not order:
+        return None
+    qrels = Qrels({q: dict(judgments[q]) for q in order})
+    run = {q: list(lists.get(q, ())) for q in order}
+    return score_runs({method: run}, qrels, summary_measures(k, measures), seed=seed, order=order)
+
+
+def _cell(report: Report | None, measure: str, method: str = METHOD) -> dict | None:
+    if report is None or measure not in report.measures:
+        return None
+    low, high = report.interval(method, measure)
+    return {"value": report.mean(method, measure), "ci95": [low, high]}
+
+
+def _group(rows: Sequence[dict], k: int, seed: int, measures: Sequence[str], lists, judgments) -> dict:
     answerable = [r for r in rows if r["answerable"]]
     out: dict[str, Any] = {"n_queries": len(rows), "n_answerable": len(answerable),
                            "n_unanswerable": len(rows) - len(answerable)}
+    if lists is None:
+        return {**out, **_from_rows(answerable, k, seed, measures)}
+    report = summary_report(rows, k, lists, judgments, seed=seed, measures=measures)
+    out.update({f"top{n}": _cell(report, f"hit@{n}") for n in HIT_AT})
+    out["mrr"] = _cell(report, f"RR@{k}")
+    if measures:
+        out["measures"] = {m: _cell(report, m) for m in measures}
+    return out
+
+
+def _from_rows(answerable: Sequence[dict], k: int, seed: int, measures: Sequence[str]) -> dict:
+    """The same figures from stored rows alone (no ranked lists: a results file written before),
+    through the scorer's :func:`~gabarito.measure.score.intervals` of the rows' values."""
     named: dict[object, list[float]] = {f"top{n}": [float(r[f"hit@{n}"]) for r in answerable]
                                         for n in HIT_AT if n <= k}
     named["mrr"] = [float(r["rr"]) for r in answerable]
     named.update({("measure", m): [r["measures"][m] for r in answerable if r["measures"].get(m) is not None]
                   for m in measures})
-    # One call: the series of one length share one bootstrap draw (same numbers, far faster).
     found = dict(zip(named, intervals(list(named.values()), seed=seed)))
-    out.update({f"top{n}": found.get(f"top{n}") for n in HIT_AT})
+    out: dict[str, Any] = {f"top{n}": found.get(f"top{n}") for n in HIT_AT}
     out["mrr"] = found["mrr"]
     if measures:
         out["measures"] = {m: found[("measure", m)] for m in measures}
     return out
 
 
-def summarize(rows: Sequence[dict], k: int, *, seed: int = DEFAULT_SEED, measures: Sequence[str] = ()) -> dict:
+def summarize(rows: Sequence[dict], k: int, *, seed: int = DEFAULT_SEED, measures: Sequence[str] = (),
+              lists: Mapping[str, Sequence[str]] | None = None,
+              judgments: Mapping[str, Mapping[str, int]] | None = None) -> dict:
     """Accuracy over the answerable queries and the top scores of the unanswerable ones.
 
     ``top1``/``top3``/``top5`` (share of answerable queries with a relevant document in the
@@ -128,13 +173,21 @@ def summarize(rows: Sequence[dict], k: int, *, seed: int = DEFAULT_SEED, measure
     answerable query or ``n > k``; ``measures`` holds the same for each named measure; with
     ``n_queries``/``n_answerable``/``n_unanswerable``, the same again per ``type`` in
     ``by_type`` and per ``severity`` in ``by_severity``; ``unanswerable_top_scores`` lists
-    ``{"id", "top_score", "top_doc"}`` for each unanswerable query."""
-    out = {"k": k, **_group(rows, k, seed, measures)}
+    ``{"id", "top_score", "top_doc"}`` for each unanswerable query.
+
+    With ``lists`` (each query's ranked document ids, as deep as searched) and ``judgments``
+    (its grades), every figure is a :class:`~gabarito.measure.report.Report` of
+    :func:`summary_report`, one per group; without them (stored rows only), the rows' own
+    per-query values are averaged and resampled the same way."""
+    if lists is not None and judgments is None:
+        judgments = {r["id"]: {d: 1 for d in r["expected"]} for r in rows}
+    out = {"k": k, **_group(rows, k, seed, measures, lists, judgments)}
     for key in ("type", "severity"):
         groups: dict[str, list[dict]] = {}
         for r in rows:
             groups.setdefault(r[key], []).append(r)
-        out[f"by_{key}"] = {name: _group(group, k, seed, measures) for name, group in groups.items()}
+        out[f"by_{key}"] = {name: _group(group, k, seed, measures, lists, judgments)
+                            for name, group in groups.items()}
     out["unanswerable_top_scores"] = [
         {"id": r["id"], "top_score": r["top_score"], "top_doc": r["returned"][0]["id"] if r["returned"] else ""}
         for r in rows if not r["answerable"]

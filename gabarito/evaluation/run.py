@@ -33,9 +33,11 @@ from gabarito import __version__
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import EvalConfig, _path_sha256, config_hash
 from gabarito.evaluation.engines import open_retrievers
-from gabarito.evaluation.rows import default_measures, query_rows, summarize
+from gabarito.evaluation.rows import default_measures, grades_of, query_rows, summarize, summary_report
+from gabarito.evaluation.runlog import RunRecord
+from gabarito.core.runs import Qrels, Run
 from gabarito.inputs.documents import corpus_sha256, evaluation_sha256
-from gabarito.inputs.segment import describe, segment
+from gabarito.inputs.segment import collapse_to_documents, describe, segment
 from gabarito.retrieval.fusion_functions import parse_fusion
 from gabarito.retrieval.models import load_encoder
 from gabarito.retrieval.models.fingerprint import fingerprint_parts, model_fingerprint
@@ -162,21 +164,28 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         run = SecondReading(reader, {c.id: c.text for c in chunks}, cfg.rerank_n)(asked, run)
         timings["rerank_s"] = time.perf_counter() - t0
     rows = query_rows(queries, run, chunks_by_id, cfg.k, measures)
+    ranked = {q.id: collapse_to_documents(run[q.id], chunks_by_id) for q in queries}  # as deep as searched
+    lists = {qid: [doc for doc, _ in pairs] for qid, pairs in ranked.items()}
+    judgments = {q.id: grades_of(q) for q in queries}
     t0 = time.perf_counter()
-    summary = summarize(rows, cfg.k, measures=measures)  # intervals: part of the time a user waits
+    # intervals: part of the time a user waits; the summary is the scorer's Report, one per group
+    summary = summarize(rows, cfg.k, measures=measures, lists=lists, judgments=judgments)
+    report = summary_report(rows, cfg.k, lists, judgments, measures=measures)
     timings["summary_s"] = time.perf_counter() - t0
     timings["total_s"] = time.perf_counter() - started
     return _record(dict(
         run_id=run_id, moment=moment, cfg=cfg, model_prov=model_prov, reader=reader, engine_info=engine_info,
         corpus_sha=corpus_sha, documents_path=documents_path, documents=documents,
         evaluation_path=evaluation_path, eval_sha=eval_sha, skipped=skipped, chunks=chunks,
-        cache_report=cache_report, timings=timings, rows=rows, measures=measures, summary=summary))
+        cache_report=cache_report, timings=timings, rows=rows, measures=measures, summary=summary,
+        report=report, ranked=Run(ranked), qrels=Qrels(judgments)))
 
 
-def _record(v: dict) -> dict:
-    """The run record (JSON-ready) from the values of one run."""
+def _record(v: dict) -> RunRecord:
+    """The run record (JSON-ready) from the values of one run; it carries the run's ranked document
+    lists and judgments (``.ranked``, ``.qrels``) for :func:`~gabarito.evaluation.runlog.write_run`."""
     cfg, timings = v["cfg"], {name: round(value, 4) for name, value in v["timings"].items()}
-    return {
+    return RunRecord({
         "run_id": v["run_id"],
         "date": v["moment"].isoformat(),
         "gabarito_version": __version__,
@@ -199,5 +208,6 @@ def _record(v: dict) -> dict:
         "timings": timings,
         "measures": list(v["measures"]),
         "summary": v["summary"],
+        "report": v["report"].to_dict() if v["report"] is not None else None,
         "per_query": v["rows"],
-    }
+    }, ranked=v["ranked"], qrels=v["qrels"])

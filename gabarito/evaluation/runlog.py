@@ -1,8 +1,13 @@
-"""Saving an evaluation run: the spreadsheet (``results.csv``), ``run.json`` and the run log.
+"""Saving an evaluation run: the spreadsheet (``results.csv``), ``run.json``, the ranked lists
+(``run.trec``), the judgments they were scored against (``qrels.trec``) and the run log.
 
 Every run record is appended to a JSONL log (``runs/log.jsonl`` by default); a record holds the
 segmentation version, model and weights hash, engine, parameters, corpus and gold hashes, date,
-commit and the per-query rows, so two runs can be compared later (:mod:`gabarito.evaluation.compare`).
+commit, the summary, the scorer's :class:`~gabarito.measure.report.Report` (``report``, schema
+``gabarito.report/1``) and the per-query rows, so two runs can be compared later
+(:mod:`gabarito.evaluation.compare`). The run folder is written like a study's results: each file's
+sha256 is recorded in its manifest (``results.sha256.json``, :mod:`gabarito.study.integrity`), so a
+file edited after the run is refused by ``gabarito compare``.
 """
 
 from __future__ import annotations
@@ -18,8 +23,23 @@ from typing import Any, Callable
 
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import CSV_COLUMNS
-from gabarito.hashing import file_mode
-from gabarito.study.records import append_jsonl
+from gabarito.core.runs import Qrels, Run
+from gabarito.hashing import atomic_write_bytes, file_mode
+from gabarito.study.integrity import record as record_written
+from gabarito.study.records import append_jsonl, now_iso, write_measurement
+
+#: The files of a run folder besides ``run.json``: the spreadsheet, the TREC run, the qrels.
+CSV_FILE, RUN_FILE, QRELS_FILE = "results.csv", "run.trec", "qrels.trec"
+
+
+class RunRecord(dict):
+    """A run record (a JSON-ready ``dict``) that also carries the run's ranked document lists
+    (``ranked``: a :class:`~gabarito.core.runs.Run`, as deep as searched) and the judgments it was
+    scored against (``qrels``), which :func:`write_run` writes as TREC files."""
+
+    def __init__(self, data=(), *, ranked: Run | None = None, qrels: Qrels | None = None):
+        super().__init__(data)
+        self.ranked, self.qrels = ranked, qrels
 
 
 def _cell(value: Any) -> str:
@@ -63,22 +83,32 @@ def results_csv(record: dict) -> str:
 
 def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[str, Path]:
     """Write ``out_dir/results.csv`` (UTF-8 with a byte-order mark, so spreadsheets read the
-    accents), ``out_dir/run.json`` and append the record to the JSONL log at ``log_path``.
+    accents), ``out_dir/run.json`` and, for a :class:`RunRecord` that carries them, the ranked
+    lists ``out_dir/run.trec`` (tagged with the run id) and the judgments ``out_dir/qrels.trec``;
+    then append the record to the JSONL log at ``log_path``. Each file's sha256 is recorded in
+    ``out_dir/results.sha256.json`` (``run.json`` through
+    :func:`gabarito.study.records.write_measurement`, the writer of the studies' results), and
+    ``run.json`` names the TREC files under ``trec``.
 
-    All or nothing: everything is rendered first, the two files are written in a temporary
+    All or nothing: everything is rendered first, the files are written in a temporary
     folder renamed into place as ``out_dir``, then the record is appended to the log
     (:func:`gabarito.study.records.append_jsonl`: one write, cut back off if it fails part way,
     e.g. disk full; the error names the log); if that fails, ``out_dir`` is removed again. An
     ``out_dir`` that already holds files is refused (an empty one, such as the folder
     :func:`unique_run_id` reserved, is filled). The log line is appended with ``O_APPEND`` under
-    a lock, never by rewriting the log. Returns the three paths."""
+    a lock, never by rewriting the log. Returns the paths written (``csv``, ``json``, ``log``,
+    and ``run``/``qrels`` when written)."""
     out_dir, log_path = Path(out_dir), Path(log_path)
+    ranked, qrels = getattr(record, "ranked", None), getattr(record, "qrels", None)
+    trec = ranked is not None and qrels is not None
     try:
         if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
             raise GabaritoError("already holds a run or other files; choose another output folder", path=out_dir)
+        if trec:
+            record["trec"] = {"run": RUN_FILE, "qrels": QRELS_FILE, "tag": str(record["run_id"])}
         try:
             csv_bytes = results_csv(record).encode("utf-8-sig")
-            json_bytes = (json.dumps(record, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8")
+            json.dumps(record, ensure_ascii=False, indent=2, allow_nan=False)  # refused before anything is written
         except (TypeError, ValueError) as exc:
             raise GabaritoError(f"the run record cannot be saved ({exc})", path=out_dir) from exc
     except GabaritoError:
@@ -90,11 +120,7 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
         os.chmod(stage, file_mode(0o777))  # mkdtemp makes it 0700; a run folder follows the umask
-        for name, data in (("results.csv", csv_bytes), ("run.json", json_bytes)):
-            with open(stage / name, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+        _write_files(stage, record, csv_bytes, ranked if trec else None, qrels if trec else None)
         os.replace(stage, out_dir)
         placed = True
         try:
@@ -113,7 +139,21 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
                                 path=exc.filename or out_dir) from exc
         raise
     _release(record.get("run_id"), keep=out_dir)
-    return {"csv": out_dir / "results.csv", "json": out_dir / "run.json", "log": log_path}
+    paths = {"csv": out_dir / CSV_FILE, "json": out_dir / "run.json", "log": log_path}
+    if trec:
+        paths.update(run=out_dir / RUN_FILE, qrels=out_dir / QRELS_FILE)
+    return paths
+
+
+def _write_files(folder: Path, record: dict, csv_bytes: bytes, ranked: Run | None, qrels: Qrels | None) -> None:
+    """The run folder's files, each recorded in the folder's manifest as it is written;
+    ``run.json`` last."""
+    when = now_iso()
+    record_written(atomic_write_bytes(folder / CSV_FILE, csv_bytes), when=when)
+    if ranked is not None and qrels is not None:
+        record_written(ranked.write_trec(folder / RUN_FILE, str(record["run_id"])), when=when)
+        record_written(qrels.write_trec(folder / QRELS_FILE), when=when)
+    write_measurement(folder / "run.json", record)
 
 
 def warn_damaged(log_path: str | Path, warn: Callable[[str], None]) -> Callable[[int, str], None]:

@@ -336,7 +336,8 @@ def test_compare_counts_wins_losses_and_flips(corpus, cache):
 @pytest.mark.parametrize("name", ["RR@5", "mrr@5", " HIT@1 ", "hit@3", "nDCG@5", "RR", "RR@x", "P@1", "rr@0"])
 def test_compare_parses_measure_names_as_measure_does(corpus, cache, name):
     """compare reads a measure name through gabarito.core.measures.Measure (loosely: any case,
-    MRR@n is RR@n) and keeps the kinds a run record can give, RR@n and hit@n."""
+    MRR@n is RR@n); a record's rows give RR@n and hit@n, any other measure needs the run's ranked
+    lists (run.trec), which an in-memory record does not have."""
     from gabarito.core.measures import Measure
 
     base = run(corpus, cache)
@@ -348,8 +349,13 @@ def test_compare_parses_measure_names_as_measure_does(corpus, cache, name):
         parsed = Measure.parse(name, loose=True)
     except GabaritoError:
         parsed = None
-    if parsed is None or parsed.kind not in ("RR", "hit") or parsed.cutoff is None:
+    if parsed is None:
         with pytest.raises(GabaritoError, match=re.escape(f"unknown measure {name!r}")):
+            compare_runs([base, other], name)
+        return
+    if parsed.kind not in ("RR", "hit") or parsed.cutoff is None:
+        with pytest.raises(GabaritoError, match=re.escape(f"run A has no ranked lists (run.trec, qrels.trec "
+                                                          f"beside its run.json), so it has no {parsed}")):
             compare_runs([base, other], name)
         return
     result = compare_runs([base, other], name)
