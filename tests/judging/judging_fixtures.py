@@ -3,7 +3,11 @@
 import json
 from pathlib import Path
 
-DOCS = [{"id": f"d{i}", "title": f"Título {i}", "text": f"Texto do documento {i}. " * 3} for i in range(1, 9)]
+TEXTS = ["Para trocar a senha, abra Conta e escolha Senha.", "A senha precisa de oito caracteres.",
+         "Esqueceu a senha? Peça um link de recuperação.", "A assinatura renova todo mês.",
+         "Faturas da assinatura ficam em Pagamentos.", "Mudar o plano da assinatura.",
+         "Reembolsos levam dez dias.", "Para cancelar a assinatura, abra Pagamentos e escolha Cancelar."]
+DOCS = [{"id": f"d{i}", "title": f"Título {i}", "text": text} for i, text in enumerate(TEXTS, start=1)]
 QUESTIONS = [{"id": "qa", "query": "Como troco a senha?", "relevantIds": ["d1"]},
              {"id": "qb", "query": "Como cancelo a assinatura?", "relevantIds": ["d8"]}]
 #: run name -> question -> ranked docs (scores descending); names chosen so a test can look for them
