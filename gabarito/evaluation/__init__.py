@@ -3,8 +3,10 @@
 The public names live in small modules and are gathered here:
 :mod:`~gabarito.evaluation.config` (what a run measures), :mod:`~gabarito.evaluation.engines`
 (its retrievers), :mod:`~gabarito.evaluation.run` (the run), :mod:`~gabarito.evaluation.rows`
-(per-query rows and summary), :mod:`~gabarito.evaluation.runlog` (spreadsheet, run.json, log),
-:mod:`~gabarito.evaluation.text` (terminal summary), :mod:`~gabarito.evaluation.compare` (two runs).
+(per-query rows and the summary, made of the scorer's :class:`~gabarito.measure.report.Report`),
+:mod:`~gabarito.evaluation.runlog` (spreadsheet, run.json, TREC run and qrels, manifest, log),
+:mod:`~gabarito.evaluation.text` (terminal summary), :mod:`~gabarito.evaluation.compare` (two runs or
+more) and :mod:`~gabarito.evaluation.paired` (their Report, through ``score_runs``).
 """
 
 from gabarito.evaluation.config import (ANALYZERS, CSV_COLUMNS, DEFAULT_MODEL, ENGINES, HIT_AT, METHODS,

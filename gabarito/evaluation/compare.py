@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.paired import (COMPARED_KINDS, FLIPS, LoadedRun, measure_values, pair_test,
-                                        parse_measure, score_records, verified)
+                                        parse_measure, reordered, score_records, uses_trec, verified)
 from gabarito.evaluation.runlog import read_log, warn_damaged
 from gabarito.inputs.textfiles import TOO_DEEP
 from gabarito.measure import metrics
@@ -235,7 +235,7 @@ def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int =
                                 f"{other['evaluation_sha256'][:12]}...)")
     report, labels = score_records(records, name, seed=seed)
     tests_on = list(dict.fromkeys([name, FLIPS]))
-    warnings, pairs = [], []
+    warnings, pairs = reordered(records) if uses_trec(records, name) else [], []
     for label, other in zip(labels[1:], records[1:]):
         changed = config_differences(base, other)
         if len(changed) > 1:

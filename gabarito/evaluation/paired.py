@@ -73,6 +73,12 @@ def parse_measure(measure: str) -> Measure:
                             f"(e.g. RR@10, hit@1, nDCG@10)") from None
 
 
+def uses_trec(records: Sequence[dict], measure: str) -> bool:
+    """Whether :func:`score_records` reads ``measure`` from the runs' TREC files (not their rows)."""
+    name = parse_measure(measure)
+    return not all(rows_give(name, rec) for rec in records)
+
+
 def rows_give(measure: Measure, record: dict) -> bool:
     """Whether the run's per-question rows give ``measure`` (RR@n or hit@n, ``n`` <= its ``k``)."""
     return (measure.kind in COMPARED_KINDS and measure.cutoff is not None
@@ -136,10 +142,19 @@ def _from_trec(records: Sequence[dict], measure: Measure) -> tuple[dict, Qrels, 
     return {i: run for i, (run, _q) in enumerate(read)}, qrels, qids
 
 
+def reordered(records: Sequence[dict]) -> list[str]:
+    """A warning for each run whose ``run.trec`` ranks some documents in another order than they were
+    scored (two scores equal to 6 decimals): a measure read from it may differ from its summary's."""
+    return [f"{rec['run_id']}: its run.trec ranks some documents in another order than they were scored "
+            f"(scores equal to 6 decimals); measures read from it may differ slightly from its summary"
+            for rec in records if (rec.get("ranked_lists") or {}).get("order_as_scored") is False]
+
+
 def score_records(records: Sequence[dict], measure: str, *, seed: int = DEFAULT_SEED) -> tuple[Report, list[str]]:
     """The :class:`Report` of ``records`` on ``measure`` and hit@1 (see the module docstring) and
     the runs' labels (``#1``, ``#2``, ...) in the records' order. The queries are resampled in the
-    baseline's order (its rows' order, answerable or judged queries only)."""
+    baseline's order (its rows' order, answerable or judged queries only); :func:`uses_trec` tells
+    whether the values came from the TREC files."""
     name = parse_measure(measure)
     measures = list(dict.fromkeys([name, FLIPS]))
     if all(rows_give(name, rec) for rec in records):

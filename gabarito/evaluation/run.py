@@ -178,7 +178,18 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         corpus_sha=corpus_sha, documents_path=documents_path, documents=documents,
         evaluation_path=evaluation_path, eval_sha=eval_sha, skipped=skipped, chunks=chunks,
         cache_report=cache_report, timings=timings, rows=rows, measures=measures, summary=summary,
-        report=report, ranked=Run(ranked), qrels=Qrels(judgments)))
+        report=report, ranked=Run(ranked), qrels=Qrels(judgments), lists=lists))
+
+
+def as_written(run: Run, lists: dict[str, list[str]]) -> bool:
+    """Whether the TREC file of ``run`` (scores to 6 decimals, read back score descending, ties by
+    doc id) ranks every query's documents in the order they were scored (``lists``): false when
+    two scores equal after rounding, or tied, come back in another order."""
+    for qid, pairs in run.items():
+        back = sorted(((doc, float(f"{score:.6f}")) for doc, score in pairs), key=lambda p: (-p[1], p[0]))
+        if [doc for doc, _ in back] != lists[qid]:
+            return False
+    return True
 
 
 def _record(v: dict) -> RunRecord:
@@ -209,5 +220,7 @@ def _record(v: dict) -> RunRecord:
         "measures": list(v["measures"]),
         "summary": v["summary"],
         "report": v["report"].to_dict() if v["report"] is not None else None,
+        "ranked_lists": {"chunk_depth": cfg.chunk_depth, "documents": sum(len(x) for x in v["lists"].values()),
+                         "order_as_scored": as_written(v["ranked"], v["lists"])},
         "per_query": v["rows"],
     }, ranked=v["ranked"], qrels=v["qrels"])

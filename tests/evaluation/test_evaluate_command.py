@@ -193,3 +193,24 @@ def test_a_run_without_ranked_lists_still_compares_on_its_rows(runs, tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "has no ranked lists" in proc.stderr
     proc = gabarito(tmp_path, "compare", str(folders[0]), str(old), "--measure", "RR@20")
     assert proc.returncode == 2 and "kept only the top 10 documents" in proc.stderr
+
+
+def test_a_trec_file_that_would_reorder_documents_is_said_so():
+    """Scores equal to 6 decimals come back from run.trec by doc id: the record says so, and compare
+    warns when it reads such a file."""
+    from gabarito.evaluation.paired import reordered
+    from gabarito.evaluation.run import as_written
+
+    kept = Run({"q": [("b", 0.9), ("a", 0.5000004), ("c", 0.5000001)]})
+    assert as_written(kept, {"q": ["b", "a", "c"]})
+    lost = Run({"q": [("b", 0.5000004), ("a", 0.5000001)]})
+    assert lost.ids("q") == ["b", "a"] and not as_written(lost, {"q": ["b", "a"]})
+    runs = [{"run_id": "x", "ranked_lists": {"order_as_scored": True}},
+            {"run_id": "y", "ranked_lists": {"order_as_scored": False}}, {"run_id": "z"}]
+    assert [w.split(":")[0] for w in reordered(runs)] == ["y"]
+
+
+def test_the_help_center_runs_keep_their_order_in_the_trec_file(runs):
+    _log, folders = runs
+    for folder in folders:
+        assert record(folder)["ranked_lists"]["order_as_scored"] is True

@@ -256,6 +256,18 @@ def test_write_run_writes_csv_json_and_log(corpus, cache, tmp_path):
     q6 = next(row for row in table if row["id"] == "q6")
     assert q6["answerable"] == "0" and q6["hit@1"] == "" and q6["rr"] == "" and q6["top_score"] != ""
     assert json.loads(paths["json"].read_text(encoding="utf-8")) == json.loads(json.dumps(record))
+    # the ranked lists and judgments as TREC files, every file recorded in the folder's manifest
+    from gabarito.core.runs import Qrels, Run
+    from gabarito.study.integrity import MANIFEST, read_manifest, state
+
+    assert set(read_manifest(paths["json"].parent / MANIFEST)) == {"results.csv", "run.json", "run.trec", "qrels.trec"}
+    assert all(state(paths[name]) is None for name in ("csv", "json", "run", "qrels"))
+    ranked = Run.from_trec(paths["run"])
+    assert [ranked.ids(r["id"])[:len(r["returned"])] for r in record["per_query"]] == [
+        [x["id"] for x in r["returned"]] for r in record["per_query"]]
+    assert Qrels.from_trec(paths["qrels"]) == {r["id"]: {d: 1 for d in r["expected"]} for r in record["per_query"]
+                                                if r["expected"]}
+    assert paths["run"].read_text().split("\n")[0].endswith(record["run_id"])
     assert [json.loads(line)["run_id"] for line in log.read_text().splitlines()] == [record["run_id"]]
     with pytest.raises(GabaritoError, match="already holds"):
         write_run(record, paths["csv"].parent, log)
