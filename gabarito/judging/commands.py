@@ -118,8 +118,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"adjudicate them: gabarito judge {result['adjudication_pool']} --assessor NAME --out PAGE.html, "
               f"then import again with --adjudication GRADES.json")
     else:
+        folder = Path(result["qrels"]).parent
         print(f"froze graded qrels: {result['qrels']} (sha256 {result['qrels_sha256'][:12]}); score with "
-              f"gabarito evaluate --evaluation {Path(result['qrels']).with_name('evaluation.json')}")
+              f"gabarito evaluate --evaluation {folder / 'evaluation.json'} (grades; relevant at grade >= 1) "
+              f"or {folder / 'evaluation_grade2.json'} (relevant at grade 2)")
     for path in result["written"]:
         print(f"wrote {path}", file=sys.stderr)
     return 0

@@ -12,8 +12,11 @@ Given the grades of one or two assessors on the same frozen pool (:mod:`gabarito
   else the adjudicator's) and the graded qrels, frozen together in ``qrels.lock.json``:
   ``qrels.trec`` (``qid 0 doc grade``, every judged pair, 0 included), ``evaluation.json`` (the
   questions with ``relevantIds`` = grade >= 1 and ``relevance`` = every grade, which ``gabarito
-  evaluate --evaluation`` scores with graded measures) and ``judgments.json`` (each pair's grades
-  and the rule that decided it).
+  evaluate --evaluation`` scores with graded measures: nDCG from the grades, recall and MRR at
+  grade >= 1), ``evaluation_grade2.json`` (the same with only grade 2 relevant: recall and MRR at
+  grade 2) and ``judgments.json`` (each pair's grades and the rule that decided it). A question
+  whose candidates were all graded 0 has no relevant id: ``gabarito evaluate`` reads it as a
+  question the documents do not answer.
 
 Every input is checked and every output computed before the first file is written; frozen qrels
 are never rewritten.
@@ -35,8 +38,8 @@ from gabarito.measure.judgments import combine, graded_qrels, resolutions
 from gabarito.measure.stats import DEFAULT_SEED
 
 ADJ_POOL = "adjudication_pool.json"
-QRELS, EVALUATION, JUDGMENTS, AGREEMENT, QRELS_LOCK = (
-    "qrels.trec", "evaluation.json", "judgments.json", "agreement.json", "qrels.lock.json")
+QRELS, EVALUATION, EVALUATION_2, JUDGMENTS, AGREEMENT, QRELS_LOCK = (
+    "qrels.trec", "evaluation.json", "evaluation_grade2.json", "judgments.json", "agreement.json", "qrels.lock.json")
 
 
 def _adjudication_pool(out: Path, pool: dict, sha: str, differ: list[str]) -> tuple[dict | None, str | None, bool]:
@@ -54,10 +57,14 @@ def _adjudication_pool(out: Path, pool: dict, sha: str, differ: list[str]) -> tu
     return sub_pool(pool, differ, parent_sha256=sha), None, True
 
 
-def _evaluation_records(pool: dict, qrels: Qrels) -> list[dict]:
+def _evaluation_records(pool: dict, qrels: Qrels, min_grade: int = 1) -> list[dict]:
+    """The questions as a ``gabarito evaluate`` evaluation file: with ``min_grade`` 1 every grade is
+    kept (graded measures); with 2 only the full answers count, as grade 1 (binary at grade 2)."""
     records = []
     for q in pool["questions"]:
         grades = qrels.get(q["id"], {})
+        if min_grade > 1:
+            grades = {d: int(g >= min_grade) for d, g in grades.items()}
         records.append({"id": q["id"], "query": q["text"],
                         "relevantIds": sorted(d for d, g in grades.items() if g >= 1),
                         "relevance": dict(sorted(grades.items()))})
@@ -110,7 +117,7 @@ def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: s
             agreement["adjudication"] = {"assessor": adjudicator, "pool_sha256": adj_sha,
                                          **resolutions(combine(a, b, c, key, {})["pairs"])}
     awaiting = bool(differ) and not c  # disagreements, no adjudication yet: no qrels
-    qrels_files = [out / n for n in (QRELS, EVALUATION, JUDGMENTS)]
+    qrels_files = [out / n for n in (QRELS, EVALUATION, EVALUATION_2, JUDGMENTS)]
     if not awaiting and (out / QRELS_LOCK).exists():
         raise GabaritoError("graded qrels are already frozen here; they are never rewritten", path=out / QRELS_LOCK)
     # everything is checked: write
@@ -132,7 +139,8 @@ def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: s
                            for pid, p in combined["pairs"].items()]}
     atomic_write_text(qrels_files[0], qrels.to_trec())
     atomic_write_json(qrels_files[1], _evaluation_records(pool, qrels))
-    atomic_write_json(qrels_files[2], judgments)
+    atomic_write_json(qrels_files[2], _evaluation_records(pool, qrels, min_grade=2))
+    atomic_write_json(qrels_files[3], judgments)
     freeze(out / QRELS_LOCK, qrels_files, note=f"graded qrels of pool {sha[:12]}, frozen at import")
     result["qrels"] = str(qrels_files[0])
     result["qrels_sha256"] = sha256_file(qrels_files[0])

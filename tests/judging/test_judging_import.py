@@ -89,7 +89,8 @@ def test_disagreements_become_a_frozen_blind_pool_and_adjudication_freezes_qrels
     for (pid, q, d), a, b in zip(pool_pairs(pool), A, B):
         expected.setdefault(q, {})[d] = a if a == b else c[pid]
     assert Qrels.from_trec(out / "qrels.trec") == expected
-    assert set(verify_frozen(out / "qrels.lock.json")) == {"qrels.trec", "evaluation.json", "judgments.json"}
+    assert set(verify_frozen(out / "qrels.lock.json")) == {"qrels.trec", "evaluation.json", "evaluation_grade2.json",
+                                                           "judgments.json"}
     assert result["adjudicator"] == "Carla"
     resolved = json.loads((out / "agreement.json").read_text(encoding="utf-8"))["adjudication"]
     assert resolved["n"] == 3 and resolved["assessor"] == "Carla"
@@ -98,6 +99,9 @@ def test_disagreements_become_a_frozen_blind_pool_and_adjudication_freezes_qrels
     for q, grades in expected.items():
         assert grades_of(queries[q]) == grades
         assert set(queries[q].relevant_ids) == {d for d, g in grades.items() if g >= 1}
+    full = {q.id: q for q in load_evaluation(out / "evaluation_grade2.json", load_documents(tmp_path / "docs.json"))}
+    for q, grades in expected.items():
+        assert set(full[q].relevant_ids) == {d for d, g in grades.items() if g == 2}
     with pytest.raises(GabaritoError, match="already frozen"):
         import_judgments(files, pool_path, out, adjudication=adj_file, resamples=200)
 
