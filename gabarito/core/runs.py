@@ -84,11 +84,13 @@ class Run(dict):
 
     @classmethod
     def from_trec(cls, path: str | Path, *, name: str = "") -> "Run":
-        """Read a TREC run file (six columns); a malformed line is a one-line error."""
-        rankings: dict[str, list[Pair]] = {}
-        for lineno, parts in columns(path, 6, "a TREC run line"):
-            rankings.setdefault(parts[0], []).append((parts[2], number(parts[4], float, path, lineno, "score")))
-        return cls(rankings, name=name)
+        """Read a TREC run file (six columns) through its columns
+        (:meth:`gabarito.core.columnar.ColumnarRun.from_trec`, no dict per line); a malformed
+        line is a one-line error."""
+        from gabarito.core.columnar import ColumnarRun
+
+        run = ColumnarRun.from_trec(path, name=name).to_run()
+        return run if type(run) is cls else cls(run, name=name)
 
 
 class Qrels(dict):

@@ -41,11 +41,12 @@ Conventions (stated here because evaluation tools differ on them):
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
-from gabarito.core.measures import Measure
+from gabarito.core.columnar import ColumnarRun
 from gabarito.core.runs import by_score
 from gabarito.errors import GabaritoError
+from gabarito.measure.columnar import evaluate_columns
 
 Ranking = Sequence[str] | Sequence[tuple[str, float]]
 Run = Mapping[str, Ranking]  # a gabarito.core.runs.Run, or any mapping of rankings
@@ -154,23 +155,6 @@ def average_precision(ranking: Ranking, relevant: Iterable[str] | Mapping[str, i
     return total / len(rel)
 
 
-def _measure_fn(name: str | Measure) -> Callable[[list[str], Mapping[str, int]], float]:
-    """A measure (or its name, such as ``"nDCG@10"``) as ``fn(ranking, grades) -> float``."""
-    measure = Measure(name)
-    kind, k = measure.kind, measure.cutoff
-    if kind == "R":
-        return lambda ids, grades: recall_at(ids, grades, k)
-    if kind == "P":
-        return lambda ids, grades: precision_at(ids, grades, k)
-    if kind == "hit":
-        return lambda ids, grades: hit_at(ids, grades, k)
-    if kind == "RR":
-        return lambda ids, grades: reciprocal_rank(ids, grades, k)
-    if kind == "nDCG":
-        return lambda ids, grades: ndcg_at(ids, grades, k)
-    return lambda ids, grades: average_precision(ids, grades, k)
-
-
 class Evaluation(dict):
     """``{measure: {qid: value}}``; ``excluded`` lists qrels queries with no relevant document."""
 
@@ -179,19 +163,15 @@ class Evaluation(dict):
         self.excluded: list[str] = list(excluded)
 
 
-def evaluate(run: Run, qrels: Qrels, measures: Sequence[str]) -> Evaluation:
+def evaluate(run: Run | ColumnarRun, qrels: Qrels, measures: Sequence[str]) -> Evaluation:
     """Score every judged query with each measure; see the module docstring for conventions.
 
-    The per-query values of each measure are keyed by query id in sorted order."""
-    fns = {name: _measure_fn(name) for name in measures}
-    judged = sorted(q for q, grades in qrels.items() if any(g >= 1 for g in grades.values()))
-    excluded = sorted(set(qrels) - set(judged))
-    scores: dict[str, dict[str, float]] = {name: {} for name in measures}
-    for qid in judged:
-        ids = as_ranking(run.get(qid, []))
-        for name, fn in fns.items():
-            scores[name][qid] = fn(ids, qrels[qid])
-    return Evaluation(scores, excluded)
+    The per-query values of each measure are keyed by query id in sorted order. The work is done
+    over columns by :func:`gabarito.measure.columnar.evaluate_columns` (``run`` may also be a
+    :class:`~gabarito.core.columnar.ColumnarRun`); the values are those of the per-query
+    functions above."""
+    judged, excluded, values = evaluate_columns(run, qrels, measures)
+    return Evaluation({name: dict(zip(judged, array.tolist())) for name, array in values.items()}, excluded)
 
 
 def mean(per_query: Mapping[str, float] | Sequence[float]) -> float:
