@@ -118,11 +118,18 @@ def summary_report(rows: Sequence[dict], k: int, lists: Mapping[str, Sequence[st
     (the order as ranked) against ``judgments``, the queries resampled in the rows' order; None
     when no row is answerable."""
     order = [r["id"] for r in rows if r["answerable"]]
-    if not order:
+    if not order or not judged_as_expected(rows, judgments):
         return None
     qrels = Qrels({q: dict(judgments[q]) for q in order})
     run = {q: list(lists.get(q, ())) for q in order}
     return score_runs({method: run}, qrels, summary_measures(k, measures), seed=seed, order=order)
+
+
+def judged_as_expected(rows: Sequence[dict], judgments: Mapping[str, Mapping[str, int]]) -> bool:
+    """Whether each answerable row's expected ids are exactly its documents of grade >= 1 (not so
+    when an input's grades are fractions, which :func:`grades_of` reads as 0)."""
+    return all({d for d, g in judgments.get(r["id"], {}).items() if g >= 1} == set(r["expected"])
+               for r in rows if r["answerable"])
 
 
 def _cell(report: Report | None, measure: str, method: str = METHOD) -> dict | None:
@@ -181,6 +188,8 @@ def summarize(rows: Sequence[dict], k: int, *, seed: int = DEFAULT_SEED, measure
     per-query values are averaged and resampled the same way."""
     if lists is not None and judgments is None:
         judgments = {r["id"]: {d: 1 for d in r["expected"]} for r in rows}
+    if lists is not None and not judged_as_expected(rows, judgments):
+        lists = None  # the rows' hits and the graded measures judge differently: each from its rows
     out = {"k": k, **_group(rows, k, seed, measures, lists, judgments)}
     for key in ("type", "severity"):
         groups: dict[str, list[dict]] = {}

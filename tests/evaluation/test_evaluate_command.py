@@ -214,3 +214,24 @@ def test_the_help_center_runs_keep_their_order_in_the_trec_file(runs):
     _log, folders = runs
     for folder in folders:
         assert record(folder)["ranked_lists"]["order_as_scored"] is True
+
+
+def test_fractional_grades_keep_the_rows_summary():
+    """A BEIR score of 0.5 is relevant to the rows' hits but grade 0 to the graded measures: the
+    summary then comes from the rows as before, and no report is claimed."""
+    from gabarito.evaluation.rows import summary_report
+
+    rows = [{"id": "q1", "answerable": True, "expected": ["a"], "returned": [{"id": "a", "score": 1.0}],
+             "type": "t", "severity": "s", "hit@1": True, "hit@3": True, "hit@5": True, "rr": 1.0,
+             "measures": {"nDCG@10": None}, "top_score": 1.0},
+            {"id": "q2", "answerable": True, "expected": ["b"], "returned": [{"id": "c", "score": 1.0}, {"id": "b", "score": 0.5}],
+             "type": "t", "severity": "s", "hit@1": False, "hit@3": True, "hit@5": True, "rr": 0.5,
+             "measures": {"nDCG@10": 0.63}, "top_score": 1.0}]
+    lists = {"q1": ["a"], "q2": ["c", "b"]}
+    graded = {"q1": {"a": 0}, "q2": {"b": 1}}
+    assert summary_report(rows, 10, lists, graded, measures=["nDCG@10"]) is None
+    s = summarize(rows, 10, measures=["nDCG@10"], lists=lists, judgments=graded)
+    assert s == summarize(rows, 10, measures=["nDCG@10"])
+    assert s["top1"]["value"] == 0.5 and s["measures"]["nDCG@10"]["value"] == 0.63
+    binary = {"q1": {"a": 1}, "q2": {"b": 1}}
+    assert summary_report(rows, 10, lists, binary).mean(METHOD, "RR@10") == 0.75
