@@ -101,8 +101,8 @@ class ColumnarRun:
         from gabarito.core.runs import Run
 
         order = self.order()
-        query, text, score = self.query[order], self.doc_text()[order], self.score[order]
-        repeated = np.flatnonzero(repeated_docs(query, text))
+        query, score = self.query[order], self.score[order]
+        repeated = np.flatnonzero(repeated_docs(query, self.docs[order]))
         if len(repeated):
             i = order[repeated[0]]
             raise GabaritoError(f"doc id {self.docs[i]!r} appears twice in one ranking",
@@ -139,33 +139,31 @@ class ColumnarRun:
         return cls.from_run(rankings, name=name)
 
 
-_MULT = np.uint64(1_000_003)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def text_hash(text: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
-    """A 64-bit hash of each fixed-width unicode string, mixed with its query index when given
-    (equal inputs, equal hashes; a match is confirmed on the text by whoever relies on it)."""
-    codes = text.view(np.uint32).reshape(len(text), -1) if len(text) else np.zeros((0, 1), np.uint32)
-    out = np.zeros(len(text), dtype=np.uint64)
-    for j in range(codes.shape[1]):
-        out = out * _MULT + codes[:, j]
-    return out if query is None else out ^ (query.astype(np.uint64) * _MIX)
+def doc_hash(docs: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
+    """Python's hash of each doc id (an object array), mixed with its query index when given:
+    equal inputs give equal keys within a process; whoever relies on a match confirms it on
+    the ids themselves."""
+    keys = np.fromiter(map(hash, docs.tolist()), dtype=np.int64, count=len(docs)).view(np.uint64)
+    return keys if query is None else keys ^ (query.astype(np.uint64) * _MIX)
 
 
-def repeated_docs(query: np.ndarray, text: np.ndarray) -> np.ndarray:
-    """A mask of the rows whose doc id already appears in the same query (rows in any order;
-    ``text`` is :meth:`ColumnarRun.doc_text`): rows sharing a hash are compared on the text."""
+def repeated_docs(query: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """A mask of the rows whose doc id already appears in the same query (rows in any order):
+    rows sharing a key of :func:`doc_hash` are compared on the ids."""
     mask = np.zeros(len(query), dtype=bool)
-    keys = text_hash(text, query)
+    keys = doc_hash(docs, query)
     by_key = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[by_key][1:] == keys[by_key][:-1])
     if not len(same):
         return mask
     rows = np.unique(np.r_[by_key[same], by_key[same + 1]])
-    by_doc = rows[np.lexsort((text[rows], query[rows]))]
-    q, t = query[by_doc], text[by_doc]
-    mask[by_doc[1:]] = (q[1:] == q[:-1]) & (t[1:] == t[:-1])
+    seen: set = set()
+    for row, q, doc in zip(rows.tolist(), query[rows].tolist(), docs[rows].tolist()):
+        mask[row] = (q, doc) in seen
+        seen.add((q, doc))
     return mask
 
 

@@ -18,10 +18,14 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from gabarito.core.columnar import ColumnarRun, repeated_docs, text_hash
+from gabarito.core.columnar import ColumnarRun, doc_hash, repeated_docs
 from gabarito.core.measures import Measure
 from gabarito.core.runs import Run
 from gabarito.errors import GabaritoError
+
+_FILTER_SIZE = 1 << 20
+_FILTER_MASK = np.uint64(_FILTER_SIZE - 1)
+
 
 def judged_queries(qrels: Mapping[str, Mapping[str, int]]) -> tuple[list[str], list[str]]:
     """Sorted ids of the queries with a relevant document (grade >= 1), and of the others."""
@@ -30,8 +34,8 @@ def judged_queries(qrels: Mapping[str, Mapping[str, int]]) -> tuple[list[str], l
 
 
 class _Gains:
-    """The positive grades of the judged queries as rows: ``query`` (judged index), ``text``
-    (doc id), ``gain`` (the grade, float), with ``n_rel`` (grade >= 1) per query."""
+    """The positive grades of the judged queries as rows: ``query`` (judged index), ``docs``
+    (doc ids), ``gain`` (the grade, float), with ``n_rel`` (grade >= 1) per query."""
 
     def __init__(self, qrels: Mapping[str, Mapping[str, int]], judged: Sequence[str]):
         query, docs, gains = [], [], []
@@ -42,7 +46,8 @@ class _Gains:
                     query.append(j), docs.append(str(doc)), gains.append(grade)
                     self.n_rel[j] += grade >= 1
         self.query = np.asarray(query, dtype=np.int64)
-        self.text = np.asarray(docs, dtype=str) if docs else np.zeros(0, dtype="U1")
+        self.docs = np.empty(len(docs), dtype=object)
+        self.docs[:] = docs
         self.gain = np.asarray(gains, dtype=np.float64)
 
 
@@ -63,7 +68,7 @@ def _rows(run, judged: Sequence[str]) -> tuple[ColumnarRun, bool]:
     return ColumnarRun(np.asarray(judged, dtype=object), query, cols.docs, cols.score), isinstance(run, Run)
 
 
-def _ranked(query: np.ndarray, score: np.ndarray, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _ranked(query: np.ndarray, score: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(order, rank)``: rows grouped by query and best first by the tie rule, and each ordered
     row's 1-based rank. Rows already grouped and in order are not sorted again."""
     n = len(query)
@@ -71,46 +76,46 @@ def _ranked(query: np.ndarray, score: np.ndarray, text: np.ndarray) -> tuple[np.
     starts = np.flatnonzero(np.r_[True, ~same]) if n else np.zeros(0, dtype=np.int64)
     in_order = len(np.unique(query[starts])) == len(starts)
     if in_order and n > 1:
-        ahead = score[:-1] > score[1:]
-        tie = np.flatnonzero(same & ~ahead)
-        in_order = bool(np.all(score[tie] == score[tie + 1]) and np.all(text[tie] < text[tie + 1]))
+        tie = np.flatnonzero(same & ~(score[:-1] > score[1:]))
+        in_order = bool(np.all(score[tie] == score[tie + 1]) and np.all(docs[tie] < docs[tie + 1]))
     if in_order:
         order = np.arange(n)
     else:
+        text = docs.astype(str) if n else np.zeros(0, dtype="U1")
         order = np.lexsort((text, -score, query))
         query = query[order]
         starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if n else starts
-    sizes = np.diff(np.r_[starts, n])
-    rank = np.arange(1, n + 1) - np.repeat(starts, sizes)
+    rank = np.arange(1, n + 1) - np.repeat(starts, np.diff(np.r_[starts, n]))
     return order, rank
 
 
-def _grades(query: np.ndarray, text: np.ndarray, gains: _Gains) -> np.ndarray:
+def _grades(query: np.ndarray, docs: np.ndarray, gains: _Gains) -> np.ndarray:
     """The gain of each row (0 when the doc is not a positive grade of its query): a join on
-    (query, hash of the doc id), every match confirmed on the text."""
-    width = max(text.dtype.itemsize, gains.text.dtype.itemsize) // 4
-    text, qtext = text.astype(f"U{width}"), gains.text.astype(f"U{width}")
-    keys, qkeys = text_hash(text, query), text_hash(qtext, gains.query)
+    (query, hash of the doc id), every match confirmed on the ids."""
+    out = np.zeros(len(query), dtype=np.float64)
+    if not len(gains.query) or not len(query):
+        return out
+    keys, qkeys = doc_hash(docs, query), doc_hash(gains.docs, gains.query)
     by_key = np.argsort(qkeys, kind="stable")
     sorted_keys = qkeys[by_key]
-    out = np.zeros(len(query), dtype=np.float64)
-    if not len(sorted_keys) or not len(keys):
-        return out
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
-        return _grades_by_dict(query, text, gains)
-    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    hit = np.flatnonzero(sorted_keys[at] == keys)
-    match = by_key[at[hit]]
-    if not (np.all(gains.query[match] == query[hit]) and np.all(qtext[match] == text[hit])):
-        return _grades_by_dict(query, text, gains)
+        return _grades_by_dict(query, docs, gains)
+    seen = np.zeros(_FILTER_SIZE, dtype=bool)  # a one-hash Bloom filter: most rows stop here
+    seen[qkeys & _FILTER_MASK] = True
+    maybe = np.flatnonzero(seen[keys & _FILTER_MASK])
+    at = np.minimum(np.searchsorted(sorted_keys, keys[maybe]), len(sorted_keys) - 1)
+    found = sorted_keys[at] == keys[maybe]
+    hit, match = maybe[found], by_key[at[found]]
+    if not (np.all(gains.query[match] == query[hit]) and np.all(gains.docs[match] == docs[hit])):
+        return _grades_by_dict(query, docs, gains)
     out[hit] = gains.gain[match]
     return out
 
 
-def _grades_by_dict(query: np.ndarray, text: np.ndarray, gains: _Gains) -> np.ndarray:
-    """:func:`_grades` by a dict lookup per row (taken only when two doc ids share a hash)."""
-    table = {(int(q), str(d)): g for q, d, g in zip(gains.query, gains.text, gains.gain)}
-    return np.array([table.get((q, d), 0.0) for q, d in zip(query.tolist(), text.tolist())], dtype=np.float64)
+def _grades_by_dict(query: np.ndarray, docs: np.ndarray, gains: _Gains) -> np.ndarray:
+    """:func:`_grades` by a dict lookup per row (taken only when two keys collide)."""
+    table = {(q, d): g for q, d, g in zip(gains.query.tolist(), gains.docs.tolist(), gains.gain.tolist())}
+    return np.array([table.get((q, d), 0.0) for q, d in zip(query.tolist(), docs.tolist())], dtype=np.float64)
 
 
 def _sums_in_order(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -143,16 +148,15 @@ class _Hits:
         rows, unique = _rows(run, judged)
         self.n = len(judged)
         self.gains = _Gains(qrels, judged)
-        text = rows.doc_text()
         if not unique:
-            twice = np.flatnonzero(repeated_docs(rows.query, text))
+            twice = np.flatnonzero(repeated_docs(rows.query, rows.docs))
             if len(twice):
                 i = int(twice[0])
                 raise GabaritoError(f"doc id {rows.docs[i]!r} appears twice in one ranking",
                                     record=judged[rows.query[i]])
-        order, rank = _ranked(rows.query, rows.score, text)
+        order, rank = _ranked(rows.query, rows.score, rows.docs)
         query = rows.query[order]
-        gain = _grades(query, text[order], self.gains)
+        gain = _grades(query, rows.docs[order], self.gains)
         keep = np.flatnonzero(gain > 0)
         self.query, self.rank, self.gain = query[keep], rank[keep], gain[keep]
         by = np.lexsort((self.rank, self.query))

@@ -143,7 +143,7 @@ def test_unknown_measure_and_empty_inputs():
 def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch):
     from gabarito.measure import columnar
 
-    monkeypatch.setattr(columnar, "text_hash", lambda text, query=None: np.zeros(len(text), np.uint64))
+    monkeypatch.setattr(columnar, "doc_hash", lambda docs, query=None: np.zeros(len(docs), np.uint64))
     qrels, run = random_collection(3, n_queries=30)
     assert_identical(evaluate(run, qrels, MEASURES), reference_evaluate(run, qrels, MEASURES))
 
