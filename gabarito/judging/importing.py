@@ -71,6 +71,45 @@ def _evaluation_records(pool: dict, qrels: Qrels, min_grade: int = 1) -> list[di
     return records
 
 
+def _assessors(grades: Sequence[str | Path], pool: dict, sha: str) -> tuple[list[str], dict, dict]:
+    """``(names, a, b)``: one or two assessors' grades (``b`` is ``a`` with one assessor)."""
+    if not 1 <= len(grades) <= 2:
+        raise GabaritoError(f"import takes the grades of one or two assessors, not {len(grades)} files")
+    read = [read_grades(p, pool, sha) for p in grades]
+    names = [name for name, _ in read]
+    if len(set(names)) != len(names):
+        raise GabaritoError(f"two grades files by the same assessor {names[0]!r}", path=grades[1])
+    return names, read[0][1], read[-1][1]
+
+
+def _adjudicator(adjudication: Path, out: Path, adj_pool: dict | None, adj_sha: str | None, new_adj: bool,
+                 names: list[str]) -> tuple[str, dict[str, int]]:
+    if adj_pool is None:
+        raise GabaritoError("the assessors agreed on every pair: there is nothing to adjudicate", path=adjudication)
+    if new_adj:
+        raise GabaritoError(f"no frozen {ADJ_POOL} in {out}: import the two grades files first, have the "
+                            f"adjudicator judge that pool, then import again with --adjudication", path=adjudication)
+    adjudicator, c = read_grades(adjudication, adj_pool, adj_sha)
+    if adjudicator in names:
+        raise GabaritoError(f"the adjudicator {adjudicator!r} is one of the assessors", path=adjudication)
+    return adjudicator, c
+
+
+def _freeze_qrels(out: Path, pool: dict, sha: str, combined: dict, names: list[str], adjudicator: str | None) -> list[Path]:
+    """Write the qrels, the evaluation files and the judgments, then freeze them together."""
+    qrels = graded_qrels(combined["pairs"], [q["id"] for q in pool["questions"]])
+    files = [out / n for n in (QRELS, EVALUATION, EVALUATION_2, JUDGMENTS)]
+    atomic_write_text(files[0], qrels.to_trec())
+    atomic_write_json(files[1], _evaluation_records(pool, qrels))
+    atomic_write_json(files[2], _evaluation_records(pool, qrels, min_grade=2))
+    atomic_write_json(files[3], {"schema": "gabarito.judgments/1", "pool_sha256": sha, "assessors": names,
+                                 "adjudicator": adjudicator,
+                                 "pairs": [{"pair": pid, **{k: v for k, v in p.items() if k != "expected"}}
+                                           for pid, p in combined["pairs"].items()]})
+    freeze(out / QRELS_LOCK, files, note=f"graded qrels of pool {sha[:12]}, frozen at import")
+    return files
+
+
 def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: str | Path, *,
                      adjudication: str | Path | None = None, seed: int = DEFAULT_SEED,
                      resamples: int = 10000) -> dict:
@@ -79,22 +118,14 @@ def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: s
     pool, sha = read_pool(pool_path)
     if pool.get("kind") != "pool":
         raise GabaritoError("is an adjudication pool: import the grades of the original pool", path=pool_path)
-    if not 1 <= len(grades) <= 2:
-        raise GabaritoError(f"import takes the grades of one or two assessors, not {len(grades)} files")
-    read = [read_grades(p, pool, sha) for p in grades]
-    names = [name for name, _ in read]
-    if len(set(names)) != len(names):
-        raise GabaritoError(f"two grades files by the same assessor {names[0]!r}", path=grades[1])
+    names, a, b = _assessors(grades, pool, sha)
     pairs = pool_pairs(pool)
     key = {pid: {"question": q, "concept": d} for pid, q, d in pairs}
-    a = read[0][1]
-    b = read[1][1] if len(read) == 2 else a
-    result: dict = {"pool": str(pool_path), "pool_sha256": sha, "assessors": names, "n_pairs": len(pairs),
-                    "written": []}
     differ = [pid for pid, _, _ in pairs if a[pid] != b[pid]]
-    result["n_disagreements"] = len(differ)
+    result: dict = {"pool": str(pool_path), "pool_sha256": sha, "assessors": names, "n_pairs": len(pairs),
+                    "n_disagreements": len(differ), "written": []}
     agreement = None
-    if len(read) == 2:
+    if len(names) == 2:
         order = [pid for pid, _, _ in pairs]
         agreement = {"schema": "gabarito.agreement/1", "pool_sha256": sha, "assessors": names, "seed": seed,
                      "resamples": resamples, "n_disagreements": len(differ),
@@ -103,21 +134,11 @@ def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: s
     adj_pool, adj_sha, new_adj = _adjudication_pool(out, pool, sha, differ)
     c: dict[str, int] = {}
     if adjudication is not None:
-        if adj_pool is None:
-            raise GabaritoError("the assessors agreed on every pair: there is nothing to adjudicate", path=adjudication)
-        if new_adj:
-            raise GabaritoError(f"no frozen {ADJ_POOL} in {out}: import the two grades files first, have the "
-                                f"adjudicator judge that pool, then import again with --adjudication",
-                                path=adjudication)
-        adjudicator, c = read_grades(adjudication, adj_pool, adj_sha)
-        if adjudicator in names:
-            raise GabaritoError(f"the adjudicator {adjudicator!r} is one of the assessors", path=adjudication)
-        result["adjudicator"] = adjudicator
+        result["adjudicator"], c = _adjudicator(Path(adjudication), out, adj_pool, adj_sha, new_adj, names)
         if agreement is not None:
-            agreement["adjudication"] = {"assessor": adjudicator, "pool_sha256": adj_sha,
+            agreement["adjudication"] = {"assessor": result["adjudicator"], "pool_sha256": adj_sha,
                                          **resolutions(combine(a, b, c, key, {})["pairs"])}
     awaiting = bool(differ) and not c  # disagreements, no adjudication yet: no qrels
-    qrels_files = [out / n for n in (QRELS, EVALUATION, EVALUATION_2, JUDGMENTS)]
     if not awaiting and (out / QRELS_LOCK).exists():
         raise GabaritoError("graded qrels are already frozen here; they are never rewritten", path=out / QRELS_LOCK)
     # everything is checked: write
@@ -128,23 +149,11 @@ def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: s
         write_pool(out / ADJ_POOL, adj_pool, note="the assessors' disagreements, frozen before adjudication")
         result["written"] += [str(out / ADJ_POOL), str(lock_path(out / ADJ_POOL))]
     result["adjudication_pool"] = str(out / ADJ_POOL) if adj_pool is not None else None
-    if awaiting:
-        result["qrels"] = None
-        return result
-    combined = combine(a, b, c, key, {})
-    qrels = graded_qrels(combined["pairs"], [q["id"] for q in pool["questions"]])
-    judgments = {"schema": "gabarito.judgments/1", "pool_sha256": sha, "assessors": names,
-                 "adjudicator": result.get("adjudicator"),
-                 "pairs": [{"pair": pid, **{k: v for k, v in p.items() if k != "expected"}}
-                           for pid, p in combined["pairs"].items()]}
-    atomic_write_text(qrels_files[0], qrels.to_trec())
-    atomic_write_json(qrels_files[1], _evaluation_records(pool, qrels))
-    atomic_write_json(qrels_files[2], _evaluation_records(pool, qrels, min_grade=2))
-    atomic_write_json(qrels_files[3], judgments)
-    freeze(out / QRELS_LOCK, qrels_files, note=f"graded qrels of pool {sha[:12]}, frozen at import")
-    result["qrels"] = str(qrels_files[0])
-    result["qrels_sha256"] = sha256_file(qrels_files[0])
-    result["written"] += [*map(str, qrels_files), str(out / QRELS_LOCK)]
+    result["qrels"] = None
+    if not awaiting:
+        files = _freeze_qrels(out, pool, sha, combine(a, b, c, key, {}), names, result.get("adjudicator"))
+        result["qrels"], result["qrels_sha256"] = str(files[0]), sha256_file(files[0])
+        result["written"] += [*map(str, files), str(out / QRELS_LOCK)]
     return result
 
 

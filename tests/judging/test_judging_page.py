@@ -13,7 +13,7 @@ import pytest
 from judging_fixtures import RUNS
 from gabarito.judging.grades import read_grades
 from gabarito.judging.markdown import to_html
-from gabarito.judging.page import page_html, write_page
+from gabarito.judging.page import write_page
 from gabarito.judging.pool import known_answers, make_pool, pool_pairs, question_texts, read_pool, read_run, write_pool
 from gabarito.inputs.documents import load_documents
 
