@@ -62,8 +62,13 @@ def _recorded_inputs(runs: list[Path]) -> tuple[Path | None, Path | None]:
                 data = json.loads(record.read_text(encoding="utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise GabaritoError(f"not a JSON run record ({exc})", path=record) from None
-            docs, ev = data.get("documents_path"), data.get("evaluation_path")
-            return (Path(docs) if docs else None), (Path(ev) if ev else None)
+            found = []
+            for what, value in (("documents", data.get("documents_path")), ("evaluation", data.get("evaluation_path"))):
+                if value and not Path(value).exists():
+                    raise GabaritoError(f"the {what} path recorded here ({value}) is not found from the current folder: "
+                                        f"pass --{what}", path=record)
+                found.append(Path(value) if value else None)
+            return found[0], found[1]
     return None, None
 
 

@@ -78,7 +78,7 @@ def test_pool_judge_import_from_run_folders(collection, tmp_path):
     assert "nDCG@10" in record["measures"]
 
 
-@pytest.mark.parametrize("case", ["bad_grade", "other_pool", "no_inputs"])
+@pytest.mark.parametrize("case", ["bad_grade", "other_pool", "no_inputs", "recorded_missing"])
 def test_errors_are_one_line_with_status_2(collection, tmp_path, case):
     pool = tmp_path / "pool.json"
     assert gabarito("pool", *collection["runs"], "--documents", collection["documents"], "--evaluation",
@@ -86,6 +86,13 @@ def test_errors_are_one_line_with_status_2(collection, tmp_path, case):
     if case == "no_inputs":
         done = gabarito("pool", *collection["runs"], "--seed", "1", "--out", tmp_path / "p2.json")
         assert "--documents" in done.stderr
+    elif case == "recorded_missing":
+        folder = run_folder(tmp_path, collection, "denso_xyz")
+        (folder / "run.json").write_text(json.dumps({"documents_path": "nowhere/docs.json",
+                                                     "evaluation_path": str(collection["evaluation"])}))
+        done = gabarito("pool", folder, "--seed", "1", "--out", tmp_path / "p2.json")
+        assert "run.json" in done.stderr and "pass --documents" in done.stderr
+        assert not (tmp_path / "p2.json").exists()
     else:
         bad = grades_file(tmp_path / "a.json", pool, "Ana", lambda q, d: 7 if case == "bad_grade" else 0)
         if case == "other_pool":
