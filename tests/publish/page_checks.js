@@ -120,6 +120,46 @@
       });
       report.overflowing = report.overflowing.slice(0, 12);
     }
+    report.doc_width = docWidth;
+    // the navbar: its title whole, its entries on one row, and the search box on the screen or
+    // folded into the collapsed menu (with the button that opens it shown)
+    const brand = document.querySelector(".navbar-title");
+    report.title_cut = brand ? brand.scrollWidth > brand.clientWidth + 1 : false;
+    const navItems = Array.from(document.querySelectorAll("nav.navbar .navbar-nav > .nav-item")).filter(shown);
+    report.nav_rows = new Set(navItems.map((li) => Math.round(li.getBoundingClientRect().top))).size;
+    report.search_box = null;
+    if (search) {
+      const r = search.getBoundingClientRect();
+      const menu = search.closest(".navbar-collapse");
+      const toggler = document.querySelector("nav.navbar .navbar-toggler");
+      report.search_box = {
+        shown: shown(search), left: Math.round(r.left), right: Math.round(r.right), width: Math.round(r.width),
+        in_folded_menu: !!(menu && !shown(menu) && toggler && shown(toggler)),
+      };
+    }
+    // per-question tables: every cell of a "Pergunta" column is on the screen, inside its table's box
+    // (not scrolled out of it) and wide enough to read
+    report.question_cells = [];
+    Array.from(document.querySelectorAll("main table")).forEach((t, i) => {
+      if (!shown(t)) return;
+      const heads = Array.from(t.querySelectorAll("thead th, thead td")).map((h) => h.textContent.trim());
+      const col = heads.findIndex((h) => /^pergunta$/i.test(h));
+      const row = t.querySelector("tbody tr");
+      const cell = col >= 0 && row ? row.children[col] : null;
+      if (!cell) return;
+      const r = cell.getBoundingClientRect();
+      let left = 0, right = innerWidth;  // what every box around it that scrolls or clips lets through
+      for (let e = t.parentElement; e && e !== document.body; e = e.parentElement) {
+        if (getComputedStyle(e).overflowX !== "visible") {
+          const b = e.getBoundingClientRect(); left = Math.max(left, b.left); right = Math.min(right, b.right);
+        }
+      }
+      const readable = cell.textContent.trim().length > 20 ? Math.min(160, innerWidth * 0.4) : 0;
+      report.question_cells.push({
+        table: i, text: snip(cell.textContent).slice(0, 40), left: Math.round(r.left), right: Math.round(r.right),
+        visible: shown(cell) && r.left >= left - 1 && r.right <= right + 1 && r.width >= readable,
+      });
+    });
     // content cut off by the screen: wider than it and not inside a box that scrolls
     const inScroller = (el) => {
       for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {

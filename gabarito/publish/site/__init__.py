@@ -60,7 +60,7 @@ def _stage_notebooks(stage: Path, executed: dict, cfg: dict, renderer: str) -> N
 def _finish(root: Path, built: Path, cfg: dict) -> str:
     stripped = strip_cdn_scripts(built)
     figures = install_plotly(built)
-    enhance_pages(built, navigation(cfg))
+    enhance_pages(built, navigation(cfg, root))
     files = copy_downloads(root, built)
     check_markup(built)
     check_offline(built)

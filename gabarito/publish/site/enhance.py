@@ -7,7 +7,8 @@
   hidden there);
 - previous and next links, in the navbar's order;
 - a search box in Portuguese whose index is a script (``search-index.js``), not a fetched JSON
-  file, so it works from ``file://``;
+  file, so it works from ``file://``, inside the navbar's menu (:mod:`.chrome`);
+- a table of contents without the headings of documents quoted in the page (:mod:`.chrome`);
 - the renderer's own English words (tooltips, labels) in Portuguese;
 - the downloads: each study's results, gold, qrels and run files under ``downloads/``.
 """
@@ -22,6 +23,7 @@ import shutil
 from pathlib import Path, PurePosixPath
 
 from gabarito.publish.provenance import all_downloads, download_path
+from gabarito.publish.site.chrome import place_search_box, unlist_quoted_headings
 from gabarito.publish.site.markup import element_span, find_by_id, page_sections
 
 ASSETS = Path(__file__).parent / "assets"
@@ -164,8 +166,8 @@ def enhance_pages(site: Path, order: list[tuple[str, str]]) -> None:
     install_assets(site)
     for page in _pages(site):
         text = page.read_text(encoding="utf-8")
-        text = replace_search_box(text)
-        text = mobile_toc(text)
+        text = place_search_box(replace_search_box(text))
+        text = mobile_toc(unlist_quoted_headings(text))
         text = page_links(text, page, Path(site), order)
         text = translate_chrome(site, text)
         page.write_text(text, encoding="utf-8")

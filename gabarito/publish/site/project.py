@@ -66,14 +66,56 @@ def html_options(cfg: dict) -> dict:
     return opts if isinstance(opts, dict) else {}
 
 
-def navigation(cfg: dict) -> list[tuple[str, str]]:
-    """The navbar's pages in order, as ``(source path, text)``: the order of previous and next."""
+def page_title(path: Path) -> str | None:
+    """The ``title`` of a page's front matter (a notebook's first raw or Markdown cell, or a ``.qmd``'s
+    head), or ``None``: what Quarto and smalldocs show for a navbar entry that has no ``text``."""
+    import yaml
+
+    try:
+        if path.suffix == ".ipynb":
+            import json
+
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells") or []
+            head = "".join(cells[0].get("source") or "") if cells else ""
+        else:
+            head = path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+    m = re.match(r"\s*---\s*\n(.*?)\n---", head, re.S)
+    try:
+        meta = yaml.safe_load(m.group(1)) if m else None
+    except yaml.YAMLError:
+        return None
+    title = meta.get("title") if isinstance(meta, dict) else None
+    return str(title) if title else None
+
+
+def _nav_entries(items, root: Path | None) -> list[tuple[str, str]]:
     out = []
+    for item in _as_list(items):
+        if isinstance(item, str):
+            item = {"href": item}
+        if not isinstance(item, dict):
+            continue
+        if item.get("menu"):
+            out += _nav_entries(item["menu"], root)
+        elif item.get("href"):
+            href = str(item["href"])
+            title = item.get("text") or (page_title(Path(root) / href) if root else None)
+            out.append((href, str(title or href)))
+    return out
+
+
+def navigation(cfg: dict, root: Path | None = None) -> list[tuple[str, str]]:
+    """The navbar's pages in order, menus included, as ``(source path, text)``: the order of previous
+    and next. An entry without ``text`` is named by its page's title (read under ``root``), as the
+    renderers name it; the home page (\"Início\") comes first when the navbar does not list it."""
     navbar = (cfg.get("website") or {}).get("navbar") or {}
-    for side in ("left", "right"):
-        for item in _as_list(navbar.get(side)):
-            if isinstance(item, dict) and item.get("href"):
-                out.append((str(item["href"]), str(item.get("text") or item["href"])))
+    out = [e for side in ("left", "right") for e in _nav_entries(navbar.get(side), root)]
+    if root is not None and out:
+        homes = [h for h in ("index.ipynb", "index.qmd", "index.md") if (Path(root) / h).is_file()]
+        if homes and homes[0] not in {href for href, _ in out}:
+            out.insert(0, (homes[0], "Início"))
     return out
 
 
