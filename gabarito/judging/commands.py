@@ -127,6 +127,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"froze graded qrels: {result['qrels']} (sha256 {result['qrels_sha256'][:12]}); score with "
               f"gabarito evaluate --evaluation {folder / 'evaluation.json'} (grades; relevant at grade >= 1) "
               f"or {folder / 'evaluation_grade2.json'} (relevant at grade 2)")
+        if (folder / "topics.txt").exists():
+            print(f"or gabarito evaluate --evaluation {folder / 'topics.txt'} --qrels {result['qrels']}")
     for path in result["written"]:
         print(f"wrote {path}", file=sys.stderr)
     return 0

@@ -14,7 +14,9 @@ Given the grades of one or two assessors on the same frozen pool (:mod:`gabarito
   questions with ``relevantIds`` = grade >= 1 and ``relevance`` = every grade, which ``gabarito
   evaluate --evaluation`` scores with graded measures: nDCG from the grades, recall and MRR at
   grade >= 1), ``evaluation_grade2.json`` (the same with only grade 2 relevant: recall and MRR at
-  grade 2) and ``judgments.json`` (each pair's grades and the rule that decided it). A question
+  grade 2), ``judgments.json`` (each pair's grades and the rule that decided it) and, when every
+  question id is a whole number (what TREC topics allow), ``topics.txt``, so that ``gabarito
+  evaluate --evaluation topics.txt --qrels qrels.trec`` reads the same judgments. A question
   whose candidates were all graded 0 has no relevant id: ``gabarito evaluate`` reads it as a
   question the documents do not answer.
 
@@ -40,6 +42,7 @@ from gabarito.measure.stats import DEFAULT_SEED
 ADJ_POOL = "adjudication_pool.json"
 QRELS, EVALUATION, EVALUATION_2, JUDGMENTS, AGREEMENT, QRELS_LOCK = (
     "qrels.trec", "evaluation.json", "evaluation_grade2.json", "judgments.json", "agreement.json", "qrels.lock.json")
+TOPICS = "topics.txt"
 
 
 def _adjudication_pool(out: Path, pool: dict, sha: str, differ: list[str]) -> tuple[dict | None, str | None, bool]:
@@ -106,8 +109,21 @@ def _freeze_qrels(out: Path, pool: dict, sha: str, combined: dict, names: list[s
                                  "adjudicator": adjudicator,
                                  "pairs": [{"pair": pid, **{k: v for k, v in p.items() if k != "expected"}}
                                            for pid, p in combined["pairs"].items()]})
+    topics = _topics(pool)
+    if topics is not None:  # `gabarito evaluate --evaluation topics.txt --qrels qrels.trec` reads them too
+        files.append(atomic_write_text(out / TOPICS, topics))
     freeze(out / QRELS_LOCK, files, note=f"graded qrels of pool {sha[:12]}, frozen at import")
     return files
+
+
+def _topics(pool: dict) -> str | None:
+    """TREC topics of the pool's questions, when every id is a whole number as TREC topics need
+    (``<num>``) and no text holds a ``<``; else ``None``."""
+    qs = pool["questions"]
+    if not all(q["id"].isdigit() and q["id"] == str(int(q["id"])) and "<" not in q["text"] for q in qs):
+        return None
+    return "".join(f"<top>\n<num> {q['id']} </num>\n<title> {' '.join(q['text'].split())} </title>\n</top>\n"
+                   for q in qs)
 
 
 def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: str | Path, *,

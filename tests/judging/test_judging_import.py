@@ -163,3 +163,30 @@ def test_read_grades_returns_every_pair(pool_path, tmp_path):
     pool, sha = read_pool(pool_path)
     name, grades = read_grades(export(tmp_path / "a.json", pool_path, " Ana ", A), pool, sha)
     assert name == "Ana" and list(grades.values()) == A
+
+
+def test_numeric_question_ids_also_get_trec_topics_for_evaluate_qrels(tmp_path):
+    from gabarito.core.runs import Run
+    from gabarito.inputs.items import Document
+    from gabarito.inputs.trec_topics import load_trec_evaluation
+
+    docs = [Document(f"d{i}", f"texto {i}", f"Título {i}") for i in range(1, 5)]
+    pool = make_pool({"r": Run({"1": ["d1", "d2"], "2": ["d3", "d4"]})}, docs,
+                     {"1": "Primeira pergunta?", "2": "Segunda pergunta?"}, depth=2, seed=1)
+    write_pool(tmp_path / "pool.json", pool)
+    want = {"d1": 2, "d2": 0, "d3": 1, "d4": 2}
+    pool, sha = read_pool(tmp_path / "pool.json")
+    grades = export(tmp_path / "a.json", tmp_path / "pool.json", "Ana",
+                    [want[d] for _, _, d in pool_pairs(pool)])
+    result = import_judgments([grades], tmp_path / "pool.json", tmp_path / "out")
+    assert str(tmp_path / "out" / "topics.txt") in result["written"]
+    assert "topics.txt" in verify_frozen(tmp_path / "out" / "qrels.lock.json")
+    queries = {q.id: q for q in load_trec_evaluation(tmp_path / "out" / "topics.txt", tmp_path / "out" / "qrels.trec",
+                                                    docs)}
+    assert queries["1"].query == "Primeira pergunta?" and grades_of(queries["1"]) == {"d1": 2}
+    assert grades_of(queries["2"]) == {"d3": 1, "d4": 2}
+
+
+def test_no_topics_when_question_ids_are_not_numbers(pool_path, tmp_path):
+    import_judgments([export(tmp_path / "a.json", pool_path, "Ana", A)], pool_path, tmp_path / "out")
+    assert not (tmp_path / "out" / "topics.txt").exists()
