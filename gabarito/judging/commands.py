@@ -46,9 +46,10 @@ def add_parsers(sub) -> None:
         description="Reads the grades exported by the judging page (one or two assessors), writes agreement.json, "
                     "the disagreements as adjudication_pool.json, and, once adjudicated (--adjudication) or when "
                     "nobody disagreed, the graded qrels (qrels.trec, evaluation.json), frozen in qrels.lock.json.")
-    p.add_argument("grades", nargs="+", type=Path, metavar="GRADES")
-    p.add_argument("--pool", type=Path, required=True)
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("grades", nargs="+", type=Path, metavar="GRADES",
+                   help="the grades files the judging page exported, one per assessor (one or two)")
+    p.add_argument("--pool", type=Path, required=True, help="the frozen pool the grades were given on")
+    p.add_argument("--out", type=Path, required=True, help="the folder for agreement, adjudication pool and qrels")
     p.add_argument("--adjudication", type=Path, help="the adjudicator's grades of DIR/adjudication_pool.json")
     p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap (default: gabarito's)")
     p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples (default 10000)")
