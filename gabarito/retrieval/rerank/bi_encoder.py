@@ -11,6 +11,7 @@ import numpy as np
 
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.models import HasWeights, TextEncoder, default_prefixes
+from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.rerank.core import _check_scores, _model_identity
 
 
@@ -91,7 +92,7 @@ class MaxSimReranker(HasWeights):
 
     kind = "maxsim"
 
-    def __init__(self, model_id: str | Path, *, device: str = "cpu", batch_size: int = 32,
+    def __init__(self, model_id: str | Path, *, device: str | None = None, batch_size: int = 32,
                  query_prefix: str | None = None, document_prefix: str | None = None):
         from sentence_transformers import SentenceTransformer
 
@@ -102,14 +103,16 @@ class MaxSimReranker(HasWeights):
         default_query, default_document = default_prefixes(self.model_id)
         self.query_prefix = default_query if query_prefix is None else query_prefix
         self.document_prefix = default_document if document_prefix is None else document_prefix
-        self.model = SentenceTransformer(self.source.location, device=device)
+        self.device = choose_device(device)
+        self.model = SentenceTransformer(self.source.location, device=self.device)
         tokenizer = self.model.tokenizer
         names = ("cls_token_id", "sep_token_id", "pad_token_id", "bos_token_id", "eos_token_id", "mask_token_id")
         self._skip_ids = sorted({int(i) for i in (getattr(tokenizer, n, None) for n in names) if i is not None})
 
     def provenance(self) -> dict:
         return {"id": self.model_id, "origin": self.source.origin, "weights_sha256": self.weights_sha256,
-                "kind": self.kind, "note": "MaxSim over an ordinary encoder's token vectors; not ColBERT-trained"}
+                "kind": self.kind, "note": "MaxSim over an ordinary encoder's token vectors; not ColBERT-trained",
+                "device": self.device}
 
     def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One ``(tokens, dim)`` array of unit token vectors per text (no prefix added here)."""

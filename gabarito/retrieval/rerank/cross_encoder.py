@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from gabarito.errors import GabaritoError
+from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models import HasWeights
 from gabarito.retrieval.rerank.core import _check_scores, _model_identity, _sane_max_length
 
@@ -28,7 +29,7 @@ class CrossEncoderReranker(HasWeights):
     kind = "cross-encoder"
 
     def __init__(self, model_id_or_path: str | Path, *, batch_size: int = 32, max_length: int = 512,
-                 activation: str = "sigmoid", device: str = "cpu"):
+                 activation: str = "sigmoid", device: str | None = None):
         import torch
         from sentence_transformers import CrossEncoder
 
@@ -42,7 +43,8 @@ class CrossEncoderReranker(HasWeights):
         self.batch_size = int(batch_size)
         self.activation = activation
         self._activation_fn = torch.nn.Sigmoid() if activation == "sigmoid" else torch.nn.Identity()
-        self.model = CrossEncoder(self.source.location, device=device)
+        self.device = choose_device(device)
+        self.model = CrossEncoder(self.source.location, device=self.device)
         num_labels = getattr(getattr(self.model, "config", None), "num_labels", 1)
         if num_labels != 1:
             raise GabaritoError(f"{self.model_id} has {num_labels} output labels; a reranker needs 1")
@@ -55,7 +57,7 @@ class CrossEncoderReranker(HasWeights):
     def provenance(self) -> dict:
         return {"id": self.model_id, "origin": self.source.origin, "weights_sha256": self.weights_sha256,
                 "kind": self.kind, "activation": self.activation, "max_length": self.max_length,
-                "batch_size": self.batch_size}
+                "batch_size": self.batch_size, "device": self.device}
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from gabarito.errors import GabaritoError
+from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models import HasWeights, ModelSource
 from gabarito.retrieval.rerank.core import _check_scores, _model_identity, _sane_max_length
 
@@ -71,7 +72,7 @@ class SparseReranker(HasWeights):
 
     kind = "sparse"
 
-    def __init__(self, model_path: str | Path | None = None, *, device: str = "cpu", batch_size: int = 32,
+    def __init__(self, model_path: str | Path | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int | None = None):
         from sentence_transformers import SparseEncoder
 
@@ -89,7 +90,8 @@ class SparseReranker(HasWeights):
             else str(model_path)
         self.name = f"sparse:{self.model_id}"
         self.batch_size = int(batch_size)
-        self.model = SparseEncoder(self.source.location, device=device)
+        self.device = choose_device(device)
+        self.model = SparseEncoder(self.source.location, device=self.device)
         if max_length is not None:
             self.model.max_seq_length = _sane_max_length(max_length, self.model.tokenizer, None)
         self.max_length = int(self.model.max_seq_length)
@@ -100,7 +102,7 @@ class SparseReranker(HasWeights):
     def provenance(self) -> dict:
         return {"id": self.model_id, "origin": self.source.origin, "weights_sha256": self.weights_sha256,
                 "kind": self.kind, "location": self.source.location, "dim": self.dim,
-                "max_length": self.max_length}
+                "max_length": self.max_length, "device": self.device}
 
     def encode_query(self, query: str):
         """The query's sparse vector, a ``(1, dim)`` CSR matrix."""

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
+from gabarito.retrieval.device import choose_device
 
 POSITIVE, JUDGED_NEGATIVE, ASSUMED_NEGATIVE = "positive", "judged non-relevant", "assumed non-relevant"
 RANDOM_NEGATIVE = "random, assumed non-relevant"
@@ -194,9 +195,11 @@ def _dataset(pairs: Sequence[Pair]):
                               "label": [float(p.label) for p in pairs]})
 
 
-def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: str | Path) -> dict:
+def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: str | Path, *,
+                        device: str | None = None) -> dict:
     """Train, save into ``out_dir`` and return the record: config, pair counts, steps run and
-    why it stopped, the loss curve ``[[step, loss], ...]``, seconds, and the weights' sha256."""
+    why it stopped, the loss curve ``[[step, loss], ...]``, seconds, the weights' sha256 and the
+    device (:func:`gabarito.retrieval.device.choose_device`; the CPU unless asked)."""
     import torch
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
@@ -204,19 +207,20 @@ def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: 
 
     if not pairs or len({p.label for p in pairs}) < 2:
         raise GabaritoError("training needs both relevant and non-relevant pairs")
+    device = choose_device(device)
     torch.set_num_threads(config.torch_threads)
     set_seed(config.seed)
     out_dir = Path(out_dir)
     with tempfile.TemporaryDirectory(prefix="gabarito-ce-") as scratch:
         base = transformer_folder(config.base_model, Path(scratch) / "base")
-        model = CrossEncoder(str(base), num_labels=1, max_length=config.max_length, device="cpu")
+        model = CrossEncoder(str(base), num_labels=1, max_length=config.max_length, device=device)
         guard = _Guard(config.time_limit_s)
         args = CrossEncoderTrainingArguments(
             output_dir=str(Path(scratch) / "trainer"), max_steps=config.max_steps,
             per_device_train_batch_size=config.batch_size, learning_rate=config.learning_rate,
             warmup_ratio=config.warmup_ratio, weight_decay=config.weight_decay, seed=config.seed,
             data_seed=config.seed, logging_steps=config.logging_steps, save_strategy="no", report_to="none",
-            use_cpu=True, dataloader_num_workers=0, disable_tqdm=True)
+            use_cpu=device == "cpu", dataloader_num_workers=0, disable_tqdm=True)
         trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=_dataset(pairs),
                                       loss=BinaryCrossEntropyLoss(model), callbacks=[guard.callback],
                                       optimizers=_optimizer(model, config))
@@ -234,7 +238,7 @@ def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: 
             "stopped_by": "time guard" if guard.stopped_by_time else "step budget",
             "train_seconds": round(seconds, 1), "loss_curve": curve,
             "weights_file": weights.name, "weights_sha256": sha256_file(weights),
-            "versions": _versions()}
+            "versions": _versions(), "device": device}
 
 
 def _versions() -> dict:
