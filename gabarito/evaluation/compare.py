@@ -79,7 +79,8 @@ def load_runs(refs: Sequence[str], log_path: str | Path, *, warn: Callable[[str]
     of the log (cut short, not JSON) is skipped and reported through ``warn`` (one line on
     stderr by default): it cannot make the other runs of the log unreadable. A run id whose
     folder is beside the log (``<log folder>/<run id>/run.json``) is read from that folder, so
-    that its files are checked against their manifest and its ranked lists can be used."""
+    that its files are checked against their manifest and its ranked lists can be used; a log
+    record that differs from it is refused."""
     log_path = Path(log_path)
     logged: dict[str, list[dict]] | None = None
     records = []
@@ -105,7 +106,11 @@ def load_runs(refs: Sequence[str], log_path: str | Path, *, warn: Callable[[str]
                                 f"name its run.json instead", path=log_path)
         folder = log_path.parent / ref
         if (folder / "run.json").is_file():
-            records.append(_read_json(folder / "run.json"))
+            record = _read_json(folder / "run.json")
+            if dict(record) != found[0]:
+                raise GabaritoError(f"run {ref}: its record in the log differs from {folder / 'run.json'}; one of "
+                                    f"them was changed after the run", path=log_path)
+            records.append(record)
         else:
             records.append(LoadedRun(_checked(found[0], log_path)))
     return records
