@@ -147,7 +147,12 @@ def doc_hash(docs: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
     equal inputs give equal keys within a process; whoever relies on a match confirms it on
     the ids themselves."""
     keys = np.fromiter(map(hash, docs.tolist()), dtype=np.int64, count=len(docs)).view(np.uint64)
-    return keys if query is None else keys ^ (query.astype(np.uint64) * _MIX)
+    return keys if query is None else with_query(keys, query)
+
+
+def with_query(keys: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Doc keys (``uint64``) mixed with each row's query index, as :func:`doc_hash` mixes them."""
+    return keys ^ (query.astype(np.uint64) * _MIX)
 
 
 def repeated_docs(query: np.ndarray, docs: np.ndarray) -> np.ndarray:

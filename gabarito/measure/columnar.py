@@ -14,11 +14,13 @@ left to right in rank order (as the per-query loops and Python's ``sum`` of floa
 from __future__ import annotations
 
 import math
+from itertools import chain
+from operator import itemgetter
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from gabarito.core.columnar import ColumnarRun, doc_hash, repeated_docs
+from gabarito.core.columnar import ColumnarRun, doc_hash, with_query
 from gabarito.core.measures import Measure
 from gabarito.core.runs import Run
 from gabarito.errors import GabaritoError
@@ -51,37 +53,79 @@ class _Gains:
         self.gain = np.asarray(gains, dtype=np.float64)
 
 
-def _rows(run, judged: Sequence[str]) -> tuple[ColumnarRun, bool]:
-    """The rows of the judged queries (queries renumbered to their judged index), and whether
-    the doc ids are known unique per query (a :class:`Run` checks that when built)."""
+class _Rows:
+    """The rows of the judged queries: ``query`` (judged index), ``score``, ``key`` (the doc id's
+    hash mixed with the query), and ``docs(rows)``, the ids of some rows, read only where a
+    tie, a match or a repeat needs them; ``unique``: the ids are known unique per query (a
+    :class:`Run` checks that when built)."""
+
+    def __init__(self, query, score, key, docs, unique: bool):
+        self.query, self.score, self.key, self.docs, self.unique = query, score, key, docs, unique
+
+
+def _pairs(entries) -> list:
+    """A ranking as ``(doc, score)`` pairs: plain ids keep their order (scored ``-rank``)."""
+    items = entries if isinstance(entries, list) else list(entries)
+    if items and isinstance(items[0], str):
+        return [(doc, -float(rank)) for rank, doc in enumerate(items, start=1)]
+    return items
+
+
+def _rows(run, judged: Sequence[str]) -> _Rows:
+    """The rows of ``run`` (a :class:`ColumnarRun` or any ``{qid: ranking}``) of the judged
+    queries. From a mapping, one pass over each kind of object: the doc ids are only hashed."""
+    positions = {q: j for j, q in enumerate(judged)}
     if isinstance(run, ColumnarRun):
-        index = {q: j for j, q in enumerate(judged)}
-        to_judged = np.array([index.get(q, -1) for q in run.queries], dtype=np.int64)
+        to_judged = np.array([positions.get(q, -1) for q in run.queries], dtype=np.int64)
         query = to_judged[run.query] if len(run) else np.zeros(0, dtype=np.int64)
         keep = query >= 0
-        return ColumnarRun(np.asarray(judged, dtype=object), query[keep], run.docs[keep], run.score[keep]), False
+        docs = run.docs[keep]
+        return _Rows(query[keep], run.score[keep], doc_hash(docs, query[keep]), docs.__getitem__, False)
     present = [q for q in judged if q in run]
-    cols = ColumnarRun.from_run(run, present)
-    positions = {q: j for j, q in enumerate(judged)}
-    renumber = np.array([positions[q] for q in present], dtype=np.int64)
-    query = renumber[cols.query] if len(cols) else cols.query
-    return ColumnarRun(np.asarray(judged, dtype=object), query, cols.docs, cols.score), isinstance(run, Run)
+    lists = [_pairs(run[q]) for q in present]
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    query = np.repeat(np.array([positions[q] for q in present], dtype=np.int64), lengths)
+    flat = list(chain.from_iterable(lists))
+    score = np.fromiter(map(itemgetter(1), flat), dtype=np.float64, count=len(flat))
+    keys = np.fromiter(map(hash, map(itemgetter(0), flat)), dtype=np.int64, count=len(flat)).view(np.uint64)
+
+    def docs(rows: np.ndarray) -> np.ndarray:
+        out = np.empty(len(rows), dtype=object)
+        out[:] = [flat[i][0] for i in rows.tolist()]
+        return out
+
+    return _Rows(query, score, with_query(keys, query), docs, isinstance(run, Run))
 
 
-def _ranked(query: np.ndarray, score: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _repeated(rows: _Rows) -> int | None:
+    """The first row whose doc id already appeared in its query (None: no repeat)."""
+    by_key = np.argsort(rows.key, kind="stable")
+    same = np.flatnonzero(rows.key[by_key][1:] == rows.key[by_key][:-1])
+    if not len(same):
+        return None
+    candidates = np.unique(np.r_[by_key[same], by_key[same + 1]])
+    seen: set = set()
+    for row, q, doc in zip(candidates.tolist(), rows.query[candidates].tolist(), rows.docs(candidates).tolist()):
+        if (q, doc) in seen:
+            return row
+        seen.add((q, doc))
+    return None
+
+
+def _ranked(rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
     """``(order, rank)``: rows grouped by query and best first by the tie rule, and each ordered
     row's 1-based rank. Rows already grouped and in order are not sorted again."""
-    n = len(query)
+    query, score, n = rows.query, rows.score, len(rows.query)
     same = query[1:] == query[:-1]
     starts = np.flatnonzero(np.r_[True, ~same]) if n else np.zeros(0, dtype=np.int64)
     in_order = len(np.unique(query[starts])) == len(starts)
     if in_order and n > 1:
         tie = np.flatnonzero(same & ~(score[:-1] > score[1:]))
-        in_order = bool(np.all(score[tie] == score[tie + 1]) and np.all(docs[tie] < docs[tie + 1]))
+        in_order = bool(np.all(score[tie] == score[tie + 1]) and np.all(rows.docs(tie) < rows.docs(tie + 1)))
     if in_order:
         order = np.arange(n)
     else:
-        text = docs.astype(str) if n else np.zeros(0, dtype="U1")
+        text = rows.docs(np.arange(n)).astype(str) if n else np.zeros(0, dtype="U1")
         order = np.lexsort((text, -score, query))
         query = query[order]
         starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if n else starts
@@ -89,33 +133,35 @@ def _ranked(query: np.ndarray, score: np.ndarray, docs: np.ndarray) -> tuple[np.
     return order, rank
 
 
-def _grades(query: np.ndarray, docs: np.ndarray, gains: _Gains) -> np.ndarray:
-    """The gain of each row (0 when the doc is not a positive grade of its query): a join on
-    (query, hash of the doc id), every match confirmed on the ids."""
-    out = np.zeros(len(query), dtype=np.float64)
-    if not len(gains.query) or not len(query):
+def _grades(rows: _Rows, order: np.ndarray, gains: _Gains) -> np.ndarray:
+    """The gain of each ordered row (0 when the doc is not a positive grade of its query): a
+    join on the rows' keys, every match confirmed on the ids."""
+    out = np.zeros(len(order), dtype=np.float64)
+    if not len(gains.query) or not len(order):
         return out
-    keys, qkeys = doc_hash(docs, query), doc_hash(gains.docs, gains.query)
+    keys, qkeys = rows.key[order], doc_hash(gains.docs, gains.query)
     by_key = np.argsort(qkeys, kind="stable")
     sorted_keys = qkeys[by_key]
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
-        return _grades_by_dict(query, docs, gains)
+        return _grades_by_dict(rows, order, gains)
     seen = np.zeros(_FILTER_SIZE, dtype=bool)  # a one-hash Bloom filter: most rows stop here
     seen[qkeys & _FILTER_MASK] = True
     maybe = np.flatnonzero(seen[keys & _FILTER_MASK])
     at = np.minimum(np.searchsorted(sorted_keys, keys[maybe]), len(sorted_keys) - 1)
     found = sorted_keys[at] == keys[maybe]
     hit, match = maybe[found], by_key[at[found]]
-    if not (np.all(gains.query[match] == query[hit]) and np.all(gains.docs[match] == docs[hit])):
-        return _grades_by_dict(query, docs, gains)
+    if not (np.all(gains.query[match] == rows.query[order[hit]])
+            and np.all(gains.docs[match] == rows.docs(order[hit]))):
+        return _grades_by_dict(rows, order, gains)
     out[hit] = gains.gain[match]
     return out
 
 
-def _grades_by_dict(query: np.ndarray, docs: np.ndarray, gains: _Gains) -> np.ndarray:
+def _grades_by_dict(rows: _Rows, order: np.ndarray, gains: _Gains) -> np.ndarray:
     """:func:`_grades` by a dict lookup per row (taken only when two keys collide)."""
     table = {(q, d): g for q, d, g in zip(gains.query.tolist(), gains.docs.tolist(), gains.gain.tolist())}
-    return np.array([table.get((q, d), 0.0) for q, d in zip(query.tolist(), docs.tolist())], dtype=np.float64)
+    pairs = zip(rows.query[order].tolist(), rows.docs(order).tolist())
+    return np.array([table.get(pair, 0.0) for pair in pairs], dtype=np.float64)
 
 
 def _sums_in_order(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -145,18 +191,16 @@ class _Hits:
     """The ranked rows of relevant documents (positive grade), sorted by (query, rank)."""
 
     def __init__(self, run, qrels: Mapping[str, Mapping[str, int]], judged: Sequence[str]):
-        rows, unique = _rows(run, judged)
+        rows = _rows(run, judged)
         self.n = len(judged)
         self.gains = _Gains(qrels, judged)
-        if not unique:
-            twice = np.flatnonzero(repeated_docs(rows.query, rows.docs))
-            if len(twice):
-                i = int(twice[0])
-                raise GabaritoError(f"doc id {rows.docs[i]!r} appears twice in one ranking",
-                                    record=judged[rows.query[i]])
-        order, rank = _ranked(rows.query, rows.score, rows.docs)
+        twice = None if rows.unique else _repeated(rows)
+        if twice is not None:
+            raise GabaritoError(f"doc id {rows.docs(np.array([twice]))[0]!r} appears twice in one ranking",
+                                record=judged[rows.query[twice]])
+        order, rank = _ranked(rows)
         query = rows.query[order]
-        gain = _grades(query, rows.docs[order], self.gains)
+        gain = _grades(rows, order, self.gains)
         keep = np.flatnonzero(gain > 0)
         self.query, self.rank, self.gain = query[keep], rank[keep], gain[keep]
         by = np.lexsort((self.rank, self.query))

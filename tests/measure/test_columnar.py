@@ -144,6 +144,7 @@ def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch):
     from gabarito.measure import columnar
 
     monkeypatch.setattr(columnar, "doc_hash", lambda docs, query=None: np.zeros(len(docs), np.uint64))
+    monkeypatch.setattr(columnar, "with_query", lambda keys, query: np.zeros(len(keys), np.uint64))
     qrels, run = random_collection(3, n_queries=30)
     assert_identical(evaluate(run, qrels, MEASURES), reference_evaluate(run, qrels, MEASURES))
 
