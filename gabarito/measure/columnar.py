@@ -45,7 +45,7 @@ class _Gains:
         for j, qid in enumerate(judged):
             for doc, grade in qrels[qid].items():
                 if grade > 0:
-                    query.append(j), docs.append(str(doc)), gains.append(grade)
+                    query.append(j), docs.append(doc), gains.append(grade)
                     self.n_rel[j] += grade >= 1
         self.query = np.asarray(query, dtype=np.int64)
         self.docs = np.empty(len(docs), dtype=object)
