@@ -18,23 +18,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from gabarito.evaluation import findings as run_findings
 from gabarito.evaluation.compare import compare_runs, load_runs
-from gabarito.measure import thresholds
 
 #: The page's measures, in table order (accuracy in the top 1, 3, 5, and the reciprocal rank).
 MEASURES = ("top1", "top3", "top5", "mrr")
 #: The headline's measures.
 HEADLINE_MEASURES = ("top1", "top5", "mrr")
-#: How many returned documents a spreadsheet row shows.
-SHOWN = 3
+#: How many returned documents a spreadsheet row shows (the library's, :mod:`gabarito.evaluation.findings`).
+SHOWN = run_findings.SHOWN
 #: The segmentation the smaller cuts are compared with.
 WHOLE = "document"
-#: The threshold table's points: quantiles of the distinct top scores.
-QUANTILES = (0.25, 0.5, 0.75, 0.9)
-#: The validated threshold lets through at most this share of the unanswerable questions.
-MAX_THROUGH = 0.2
-#: The seed of the two halves the threshold is chosen on and checked on.
-THRESHOLD_SEED = 20261202
+#: The threshold table's points, the largest share let through and the halves' seed: the library's.
+QUANTILES, MAX_THROUGH, THRESHOLD_SEED = run_findings.QUANTILES, run_findings.MAX_THROUGH, run_findings.THRESHOLD_SEED
 #: Severities whose errors are sent to a person.
 SERIOUS = ("high", "critical")
 #: The question types the advice is about (codes and identifiers; ambiguous questions).
@@ -98,9 +94,8 @@ def composition(evaluation: Sequence[Mapping], results: Mapping) -> dict:
 def spreadsheet(record: Mapping) -> list[dict]:
     """One row per question of a run: ``query``, ``hits`` (``{1, 3, 5}`` -> True/False/None),
     ``rr``, ``false_positive``, ``expected`` and the first :data:`SHOWN` ``returned`` (id, score)."""
-    return [{"query": r["query"], "hits": {k: r[f"hit@{k}"] for k in (1, 3, 5)}, "rr": r["rr"],
-             "false_positive": r["false_positive"], "expected": list(r["expected"]),
-             "returned": [(x["id"], x["score"]) for x in r["returned"][:SHOWN]]} for r in record["per_query"]]
+    keys = ("query", "hits", "rr", "false_positive", "expected", "returned")
+    return [{k: r[k] for k in keys} for r in run_findings.spreadsheet(record["per_query"], SHOWN)]
 
 
 def group_rows(pairs: Iterable[Mapping], split: str = "tuning") -> list[dict]:
@@ -196,14 +191,7 @@ def error_rows(results: Mapping, key: str, order: Sequence[str]) -> list[dict]:
     """The chosen configuration over all its questions, grouped by ``key`` (``type`` or
     ``severity``) in ``order``: answerable questions, top-1 and top-5 accuracy, top-1 misses.
     Groups with no answerable question are left out."""
-    rows = _both(chosen(results))
-    out = []
-    for k in order:
-        g = [r for r in rows if r[key] == k and r["answerable"]]
-        if g:
-            out.append({key: k, "n": len(g), "top1": sum(r["hit@1"] for r in g) / len(g),
-                        "top5": sum(r["hit@5"] for r in g) / len(g), "misses": sum(not r["hit@1"] for r in g)})
-    return out
+    return run_findings.error_rows(_both(chosen(results)), key, order)
 
 
 def hit_rate(pair: Mapping, qtype: str) -> float | None:
@@ -218,10 +206,7 @@ def score_groups(results: Mapping) -> list[dict]:
     """Per model: the top score of the answerable and of the unanswerable questions."""
     out = []
     for r in results["groups"]["model"]:
-        rows = _both(r)
-        out.append({"model": r["tuning"]["config"]["model"],
-                    "answerable": [x["top_score"] for x in rows if x["answerable"]],
-                    "unanswerable": [x["top_score"] for x in rows if not x["answerable"]]})
+        out.append({"model": r["tuning"]["config"]["model"], **run_findings.top_scores(_both(r))})
     return out
 
 
@@ -229,16 +214,13 @@ def threshold_rows(results: Mapping) -> dict:
     """What thresholds at :data:`QUANTILES` of the best dense model's distinct top scores keep
     and let through (all its questions): ``{"model", "rows": [thresholds.outcome ...]}``."""
     dense = best_dense(results)
-    rows = _both(dense)
-    cands = thresholds.candidate_thresholds(rows)
-    picked = [cands[min(len(cands) - 1, int(q * len(cands)))] for q in QUANTILES]
-    return {"model": dense["tuning"]["config"]["model"], "rows": [thresholds.outcome(rows, t) for t in picked]}
+    return {"model": dense["tuning"]["config"]["model"], "rows": run_findings.threshold_rows(_both(dense), QUANTILES)}
 
 
 def validated_threshold(results: Mapping) -> dict:
     """The lowest threshold letting through at most :data:`MAX_THROUGH` of the unanswerable
     questions, chosen on one half of the best dense model's questions and checked on the other."""
-    return thresholds.chosen_and_validated(_both(best_dense(results)), seed=THRESHOLD_SEED, max_through=MAX_THROUGH)
+    return run_findings.validated_threshold(_both(best_dense(results)), seed=THRESHOLD_SEED, max_through=MAX_THROUGH)
 
 
 def advice(results: Mapping) -> dict:
