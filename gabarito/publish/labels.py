@@ -105,7 +105,10 @@ TERMS = {
     "setting": {"method": "método", "engine": "motor", "segmentation": "recorte", "model": "modelo",
                 "analyzer": "analisador", "prefix_title": "título na frente", "k": "profundidade",
                 "chunk_depth": "trechos buscados", "rrf_k": "constante do RRF", "reranker": "leitor",
-                "rerank_n": "candidatos relidos"},
+                "rerank_n": "candidatos relidos", "corpus": "documentos (conteúdo)", "fusion": "função de fusão",
+                "fusion_in": "onde a fusão roda", "model_settings": "ajustes do modelo (impressão digital)",
+                "encoder_backend": "execução do modelo", "engine_version": "versão do motor",
+                "reranker_weights": "pesos do leitor"},
     "analyzer": {"standard": "padrão", "portuguese": "de português", "english": "de inglês"},
     "engine": {"memory": "em memória", "arcadedb": "ArcadeDB"},
     "change": {"gained": "ganhou", "lost": "perdeu"},
@@ -231,6 +234,9 @@ def measure_label(key: str) -> str:
     m = re.fullmatch(r"(?i)(recall|hit|r)@(\d+)", key)
     if m:
         return ("Acerto@" if m.group(1).lower() == "hit" else "Recall@") + m.group(2)
+    m = re.fullmatch(r"(RR|nDCG|AP|P)@(\d+)", key)  # a cutoff a user chose (gabarito evaluate --k, --measures)
+    if m:
+        return {"RR": "MRR", "nDCG": "nDCG", "AP": "MAP", "P": "Precisão"}[m.group(1)] + "@" + m.group(2)
     raise _unknown("measure", key)
 
 

@@ -1,0 +1,145 @@
+"""One self-contained Portuguese page: the shell of the pages ``gabarito evaluate`` and
+``gabarito compare`` write (:mod:`gabarito.publish.run_page`, :mod:`gabarito.publish.compare_page`).
+
+The page carries everything inline, so it opens from ``file://`` with no network: the site's own
+stylesheet and script (``site/assets/gabarito.css`` and ``gabarito.js``: tables that scroll in
+their box, per-question tables as cards on a phone), a few base rules that stand in for the site's
+theme, and plotly.js from the installed plotly package once, for the figures of
+:mod:`gabarito.publish.charts` drawn with the site's template (:mod:`gabarito.publish.plots`). A
+Content-Security-Policy forbids every request beyond the file itself.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from gabarito.publish import labels, plots
+from gabarito.publish.formatting import Html, code, short_hash, text
+
+ASSETS = Path(__file__).parent / "site" / "assets"
+#: No request beyond the file: inline styles, scripts (plotly evaluates code), images as data.
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'unsafe-eval'; "
+       "img-src data: blob:; font-src data:")
+
+#: What the site's theme (Bootstrap) gives the pages and a page alone must bring.
+BASE_CSS = """
+*, *::before, *::after { box-sizing: border-box; }
+body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 1rem; line-height: 1.5; color: #212529; background: #fff; }
+main.content { max-width: 60rem; margin: 0 auto; padding: 1rem 1rem 3rem; }
+h1 { font-size: 1.6rem; line-height: 1.25; margin: .5rem 0 1rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.3rem; margin: 2rem 0 .75rem; border-bottom: 1px solid #dee2e6; padding-bottom: .25rem; }
+h3 { font-size: 1.1rem; margin: 1.25rem 0 .5rem; }
+table.table { border-collapse: collapse; width: 100%; font-size: .92rem; }
+table.table th, table.table td { border-bottom: 1px solid #dee2e6; vertical-align: top; }
+table.table thead th { border-bottom: 2px solid #adb5bd; }
+caption { caption-side: top; text-align: left; color: #475569; font-size: .9rem; }
+code { font-size: .88em; background: #f1f5f9; padding: 0 .2em; border-radius: .2em; overflow-wrap: anywhere; }
+.gabarito-note { color: #475569; font-size: .92rem; }
+.gabarito-warning { border-left: 4px solid #c2410c; background: #fff7ed; padding: .4rem .8rem; margin: .75rem 0; }
+.acerto { color: #166534; font-weight: 600; }
+.erro { color: #b91c1c; font-weight: 600; }
+.gabarito-returned { margin: 0; padding-left: 1.4rem; }
+.plotly-graph-div { margin: .5rem 0 1rem; }
+"""
+
+
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def _inline_script(source: str) -> str:
+    """A script's text that cannot close its ``<script>`` element early."""
+    return source.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
+
+
+def figure(fig, *, height: int | None = None) -> Html:
+    """A figure of :mod:`gabarito.publish.charts` as the site draws it (its template and
+    options), without plotly.js: the page carries it once (:func:`page`)."""
+    from plotly.io import to_html
+
+    fig.update_layout(template=plots.template())
+    out = to_html(fig, config=plots.CONFIG, include_plotlyjs=False, include_mathjax=False, full_html=False,
+                  default_width="100%", default_height=height or fig.layout.height or 420, validate=False)
+    return Html(out)
+
+
+def page(title: str, body: Iterable[str], *, figures: bool = True) -> str:
+    """The whole page: ``title`` (plain text) and the body's parts (HTML), with the site's
+    stylesheet and script inline, and plotly.js when ``figures``."""
+    head = [
+        '<!DOCTYPE html>', '<html lang="pt-BR">', "<head>", '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{html.escape(CSP)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{text(title)}</title>",
+        f"<style>{BASE_CSS}\n{_asset('gabarito.css')}</style>",
+    ]
+    if figures:
+        head.append(f"<script>{_inline_script(plots.plotly_js_path().read_text(encoding='utf-8'))}</script>")
+    head.append("</head>")
+    return "\n".join([*head, '<body><main class="content">', *body, "</main>",
+                      f"<script>{_inline_script(_asset('gabarito.js'))}</script>", "</body></html>\n"])
+
+
+# --- words for a run's settings -------------------------------------------------------------------
+
+def term_or_text(kind: str, key: object) -> Html:
+    """A closed-vocabulary word (:func:`labels.term`), or the user's own value as written (a type
+    or severity a user's evaluation file names), in ``<code>``."""
+    try:
+        return text(labels.term(kind, key))
+    except Exception:  # not in the site's vocabulary: the user's own word, shown as theirs
+        return code(key)
+
+
+def model_name(model_id: str | None) -> Html:
+    if not model_id:
+        return text("—")
+    try:
+        return text(f"{labels.model(model_id)} ") + code(model_id)
+    except Exception:
+        return code(model_id)
+
+
+def setting_value(name: str, record: dict) -> Html:
+    """How a page shows the value of one setting (:data:`gabarito.evaluation.compare.VARIABLES` and
+    the recorded details) of a run record."""
+    from gabarito.evaluation.compare import _settings
+
+    value = _settings(record).get(name)
+    if value is None:
+        return text("—")
+    if name == "method":
+        return text(labels.METHODS.get(value, value)) if value in labels.METHODS else code(value)
+    if name == "segmentation":
+        try:
+            return text(labels.segmentation(value))
+        except Exception:
+            return code(value)
+    if name in ("engine", "analyzer"):
+        return term_or_text(name, value)
+    if name == "model":
+        return model_name(value)
+    if name in ("corpus", "model_settings", "reranker_weights"):
+        return code(short_hash(str(value)), whole=True)
+    if isinstance(value, bool):
+        return text("sim" if value else "não")
+    return code(value)
+
+
+def setting_name(name: str) -> str:
+    return labels.term("setting", name)
+
+
+def definition_list(items: Sequence[tuple[str, object]]) -> Html:
+    """``<dl>`` of (Portuguese name, value) in the site's provenance box style."""
+    rows = "".join(f"<dt>{text(k)}</dt><dd>{v if isinstance(v, Html) else text(v)}</dd>" for k, v in items)
+    return Html(f'<div class="gabarito-provenance"><dl>{rows}</dl></div>')
+
+
+def data_json(value: object) -> str:
+    """JSON safe inside a ``<script>`` element."""
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
