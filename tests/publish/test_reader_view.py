@@ -8,7 +8,10 @@ markup shown as text, and no element of the body is stray markup (``<title>``, `
 page body never scrolls sideways, figures and charts fit the screen, and a table wider than its
 column scrolls in its own box with a cue. Every internal link and every download link resolves;
 the offline search finds a Portuguese word and says so in Portuguese when it finds nothing; each
-chapter links to the previous and the next. A full-page screenshot of each page at each width is
+chapter links to the previous and the next. At every width of :data:`LAYOUT_WIDTHS` (phones,
+tablets, the laptop widths where a navbar overflows) no page scrolls sideways, the navbar keeps its
+title whole and its entries on one row, the search box is on the screen or folded into the
+collapsed menu, and the question of every per-question table (a "Pergunta" column) is in view. A full-page screenshot of each page at each width is
 written to ``.cache/browser/`` (or ``$GABARITO_ARTIFACTS``), and its path printed.
 
 ``failures`` turns the reports into one line per failed check, so the same checks can be run on
@@ -29,6 +32,9 @@ from browser import check_page, find_chromium, prepare_copy
 pytestmark = pytest.mark.integration
 
 WIDTHS = (1280, 390)
+#: Every width the layout must fit: a phone, a tablet, and the laptop and desktop widths at which a
+#: navbar too wide for the screen made every page scroll sideways.
+LAYOUT_WIDTHS = (390, 768, 992, 1024, 1280, 1366, 1440)
 #: A Portuguese word the search must find, and a string it must not.
 SEARCH_FOUND, SEARCH_NONE = "congelado", "xqzwvyk"
 
@@ -48,6 +54,42 @@ def run_all(site: Path, copy: Path, shots: Path | None = None) -> dict[tuple[str
             shot = shots / f"{Path(page).stem}-{width}.png" if shots else None
             reports[(page, width)] = check_page(copy, page, width, search=search, screenshot=shot)
     return reports
+
+
+def run_layout(copy: Path, pages: list[str], reports: dict[tuple[str, int], dict]) -> dict[tuple[str, int], dict]:
+    """``reports`` (of :func:`run_all`, on the same copy) completed to every page at every width of
+    :data:`LAYOUT_WIDTHS`."""
+    out = dict(reports)
+    for page in pages:
+        for width in LAYOUT_WIDTHS:
+            if (page, width) not in out:
+                out[(page, width)] = check_page(copy, page, width, budget_ms=8000)
+    return out
+
+
+def layout_failures(reports: dict[tuple[str, int], dict]) -> list[str]:
+    """One line per page and width whose layout does not fit, ``page @width: check: detail``."""
+    out = []
+
+    def fail(page, width, check, items):
+        if items:
+            out.append(f"{page} @{width}: {check}: {len(items)}: " + " | ".join(map(str, list(items)[:4])))
+
+    for (page, width), r in sorted(reports.items()):
+        if r.get("no_report"):
+            fail(page, width, "the page never finished", ["no report"])
+            continue
+        fail(page, width, "the page scrolls sideways",
+             [f"{r['overflow']} px: " + ", ".join(r.get("overflowing") or [])] if r["overflow"] else [])
+        box = r.get("search_box")
+        on_screen = bool(box) and box["shown"] and box["left"] >= 0 and box["right"] <= width + 1 and box["width"] >= 120
+        fail(page, width, "search box neither on the screen nor in the folded menu",
+             [] if box and (box["in_folded_menu"] or on_screen) else [box or "no search box"])
+        fail(page, width, "navbar title cut", ["cut"] if r.get("title_cut") else [])
+        fail(page, width, "navbar entries on more than one row", [r["nav_rows"]] if r.get("nav_rows", 0) > 1 else [])
+        fail(page, width, "questions out of view in a per-question table",
+             [q for q in r.get("question_cells") or [] if not q["visible"]])
+    return out
 
 
 _IDS: dict[Path, set[str]] = {}
@@ -103,8 +145,8 @@ def failures(reports: dict[tuple[str, int], dict], copy: Path) -> list[str]:
         fail(page, width, "markup or entities shown as text", r["markup_text"])
         fail(page, width, "numbers not in Brazilian style", r["numbers"])
         fail(page, width, "content cut off by the screen", r["cut_off"])
+        fail(page, width, "the page scrolls sideways", [f"{r['overflow']} px"] if r["overflow"] else [])
         if width < 500:
-            fail(page, width, "the page scrolls sideways", [f"{r['overflow']} px"] if r["overflow"] else [])
             fail(page, width, "wide tables without a cue", r["tables_without_cue"])
             fail(page, width, "wide tables whose first column scrolls away", r["tables_not_sticky"])
             if r["toc"] and not r["toc_narrow"]:
@@ -141,6 +183,12 @@ def reader(real_site, artifacts, tmp_path_factory):
     return reports, copy
 
 
+@pytest.fixture(scope="module")
+def layout(reader, real_site):
+    reports, copy = reader
+    return run_layout(copy, site_pages(real_site), reports)
+
+
 def _only(reports, copy, word):
     return [f for f in failures(reports, copy) if word in f]
 
@@ -166,6 +214,26 @@ def test_every_page_was_checked_at_both_widths(reader, real_site):
     assert all(r["plots"] > 0 for r in chapters)
 
 
+@pytest.mark.parametrize("check", [
+    "scrolls sideways", "search box", "title cut", "more than one row", "questions out of view", "never finished",
+])
+def test_layout_fits_every_width(layout, check):
+    bad = [f for f in layout_failures(layout) if check in f]
+    assert not bad, "\n".join(bad)
+
+
+def test_layout_was_checked_at_every_width_and_saw_the_per_question_table(layout, real_site):
+    pages = site_pages(real_site)
+    assert set(layout) == {(p, w) for p in pages for w in LAYOUT_WIDTHS}
+    # the navbar opens from 992 px: its search box is then on the screen, not folded
+    for (page, width), r in layout.items():
+        if width >= 992:
+            assert r["search_box"] and r["search_box"]["shown"], f"{page} @{width}: {r['search_box']}"
+    # the checks of the question column are not vacuous: on a phone, whole questions are in view
+    phone = [q for (p, w), r in layout.items() if w == 390 for q in r["question_cells"]]
+    assert any(len(q["text"]) >= 30 and q["visible"] for q in phone), phone
+
+
 def test_figures_and_tables_are_numbered(reader):
     reports, _ = reader
     for (page, width), r in reports.items():
@@ -188,5 +256,6 @@ if __name__ == "__main__":  # run the checks on any built site: python tests/pub
         shots = Path(sys.argv[2]) if len(sys.argv) > 2 else None
         reports = run_all(site, Path(tmp) / "site", shots)
         bad = failures(reports, Path(tmp) / "site")
+        bad += layout_failures(run_layout(Path(tmp) / "site", site_pages(site), reports))
     print("\n".join(bad) if bad else "every check passed")
     sys.exit(1 if bad else 0)

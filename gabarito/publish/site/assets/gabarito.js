@@ -79,7 +79,7 @@
       p.classList.toggle("gabarito-stepped-aside", wide.some((w) => overlap(r, w)));
     });
   };
-  const queueStep = () => { if (!queued) { queued = true; requestAnimationFrame(stepAside); } };
+  const queueStep = () => { if (!queued) { queued = true; setTimeout(stepAside, 50); } };
   window.addEventListener("scroll", queueStep, { passive: true });
 
   const mark = () => boxes.forEach((box) => {
