@@ -57,6 +57,15 @@ def test_check_floats_refuses(cells, message):
         prepare.check_floats(_nb(*cells), "x.ipynb")
 
 
+def test_a_figure_cell_shows_one_output():
+    nb = _nb(("code", "#| label: fig-a\n#| fig-cap: \"Uma figura.\"\nfig.show()\ndisplay(Markdown('nota'))"))
+    nb.cells[0].outputs = [_html_output("<svg></svg>"), nbformat.v4.new_output("stream", text="aviso\n")]
+    prepare.check_floats(nb, "x.ipynb")  # a stream is not shown as a figure
+    nb.cells[0].outputs.append(nbformat.v4.new_output("display_data", data={"text/markdown": "nota"}))
+    with pytest.raises(GabaritoError, match="shows 2 outputs"):
+        prepare.check_floats(nb, "x.ipynb")
+
+
 def test_stray_markup_is_found():
     page = ("<html><head><title>ok</title></head><body><p>texto</p><svg><title>ok</title><text>x</text></svg>"
             "<my-widget></my-widget><p>query text = <title> e <docno></p></body></html>")
