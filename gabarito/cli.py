@@ -114,6 +114,9 @@ def _add_compare(sub) -> None:
                    help="RR@n or hit@n (n up to the runs' k, from run.json), or any measure such as nDCG@10, "
                         "R@100, AP@100, P@5 (from the run.trec and qrels.trec each run wrote) (default: RR@10)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--out", type=Path, metavar="FILE.html",
+                   help="where to write the comparison page (default: comparacao-<first>-<last>.html beside the "
+                        "first run's folder)")
 
 
 def _warn(text: str) -> None:
@@ -155,23 +158,36 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                             documents_path=args.documents, evaluation_path=args.evaluation)
     run_id = unique_run_id(record, args.log, args.log.parent, warn=_warn)  # same config, same second: -2, ...
     paths = write_run(record, args.out if args.out is not None else args.log.parent / run_id, args.log)
+    from gabarito.publish import run_page
+
+    page = run_page.write(paths["json"].parent)
     print()
     print(format_summary(record))
     ranked = f", {paths['run']}, {paths['qrels']}" if "run" in paths else ""
-    print(f"\nwrote {paths['csv']}, {paths['json']}{ranked}; logged in {paths['log']}")
+    print(f"\nwrote {paths['csv']}, {paths['json']}{ranked}, {page}; logged in {paths['log']}")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from gabarito.evaluation.compare import compare_runs, format_comparison, load_runs
 
-    result = compare_runs(load_runs(args.runs, args.log), args.measure)
+    records = load_runs(args.runs, args.log)
+    result = compare_runs(records, args.measure)
     for warning in result["warnings"]:
         _warn(warning)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
     else:
         print(format_comparison(result))
+    from gabarito.publish import compare_page
+
+    folder = getattr(records[0], "folder", None)
+    out = args.out or compare_page.default_path(records, folder.parent if folder is not None else args.log.parent)
+    written = compare_page.write(records, out, args.measure, result)
+    if args.json:  # stdout is the JSON alone
+        print(f"gabarito: wrote {written}", file=sys.stderr)
+    else:
+        print(f"\nwrote {written}")
     return 0
 
 

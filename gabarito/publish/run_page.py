@@ -142,10 +142,10 @@ def provenance_items(record: dict) -> list[tuple[str, object]]:
                                        ("Data", f"{fmt.date_pt(record['date'])}, {record['date'][11:19]} UTC")]
     if record["config"].get("label"):
         items.append(("Rótulo", record["config"]["label"]))
-    for name in (*VARIABLES, *DETAILS):
+    for name in standalone.used_settings(record, (*VARIABLES, *DETAILS)):
         value = standalone.setting_value(name, record)
         if str(value) != "—":
-            items.append((standalone.setting_name(name).capitalize(), value))
+            items.append((standalone.setting_name(name), value))
     git = record.get("git") or {}
     commit = code(fmt.short_hash(git.get("commit")), whole=True) if git.get("commit") else text("—")
     items.append(("Commit", commit + (text(" (com mudanças não gravadas)") if git.get("dirty") else text(""))))

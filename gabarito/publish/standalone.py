@@ -12,7 +12,6 @@ Content-Security-Policy forbids every request beyond the file itself.
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -131,7 +130,34 @@ def setting_value(name: str, record: dict) -> Html:
 
 
 def setting_name(name: str) -> str:
-    return labels.term("setting", name)
+    """A setting's Portuguese name, first letter up (``constante do RRF`` keeps its capitals)."""
+    word = labels.term("setting", name)
+    return word[:1].upper() + word[1:]
+
+
+#: Settings that apply only to some runs: the method they belong to, or the setting they need.
+ONLY_WITH = {"rrf_k": ("method", "hybrid"), "fusion": ("method", "hybrid"), "fusion_in": ("method", "hybrid"),
+             "rerank_n": ("reranker", None), "analyzer": ("method", "dense")}
+
+
+def used_settings(record: dict, names: Sequence[str]) -> list[str]:
+    """The settings of ``names`` the run used: the fusion's only in a fusion, the number of
+    candidates read again only with a reader, an analyzer only where BM25 ran."""
+    cfg = record["config"]
+    out = []
+    for name in names:
+        rule = ONLY_WITH.get(name)
+        if rule is None:
+            out.append(name)
+        elif name == "analyzer":
+            if cfg.get("method") != "dense":
+                out.append(name)
+        elif rule[1] is None:
+            if cfg.get(rule[0]):
+                out.append(name)
+        elif cfg.get(rule[0]) == rule[1]:
+            out.append(name)
+    return out
 
 
 def definition_list(items: Sequence[tuple[str, object]]) -> Html:
@@ -140,6 +166,3 @@ def definition_list(items: Sequence[tuple[str, object]]) -> Html:
     return Html(f'<div class="gabarito-provenance"><dl>{rows}</dl></div>')
 
 
-def data_json(value: object) -> str:
-    """JSON safe inside a ``<script>`` element."""
-    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")

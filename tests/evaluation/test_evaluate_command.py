@@ -24,7 +24,7 @@ from gabarito.study.integrity import MANIFEST, read_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 HELPCENTER = ROOT / "data" / "helpcenter"
-FILES = ("results.csv", "run.json", "run.trec", "qrels.trec")
+FILES = ("results.csv", "run.json", "run.trec", "qrels.trec", "relatorio.html")
 
 
 def gabarito(cwd: Path, *args: str) -> subprocess.CompletedProcess:

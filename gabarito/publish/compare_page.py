@@ -1,0 +1,152 @@
+"""The page of a comparison of evaluation runs (``gabarito compare RUN RUN… [--out FILE.html]``).
+
+The first run is the baseline, as in :mod:`gabarito.evaluation.compare`. The page shows the runs
+side by side (each run's own :class:`~gabarito.measure.report.Report` from its ``run.json``: means
+and 95% intervals, with the site's bar chart), the paired tests of each run against the baseline
+(:func:`gabarito.evaluation.paired.score_records`, read through :meth:`Report.compare`: difference,
+its interval, wins and losses, the Holm-corrected p and the verdict word of
+:mod:`gabarito.publish.verdicts`), the questions that changed
+(:func:`gabarito.evaluation.findings.changed_questions`) and every setting that differs
+(:func:`gabarito.evaluation.compare.config_differences`). One self-contained file
+(:mod:`gabarito.publish.standalone`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from gabarito.evaluation import findings
+from gabarito.evaluation.compare import DETAILS, VARIABLES, compare_runs, config_differences
+from gabarito.evaluation.paired import FLIPS, score_records
+from gabarito.hashing import atomic_write_bytes
+from gabarito.measure.report import Report
+from gabarito.publish import charts, labels, standalone, verdicts
+from gabarito.publish import formatting as fmt
+from gabarito.publish.formatting import Html, code, text
+from gabarito.publish.tables import html_table
+
+#: How a changed question is named.
+CHANGE = {"gained": "passou a acertar no 1º lugar", "lost": "deixou de acertar no 1º lugar",
+          "moved": "o esperado mudou de posição"}
+
+
+def run_name(i: int, record: dict) -> str:
+    """``#1``, ``#2``, ... with the run's label when it has one."""
+    label = (record.get("config") or {}).get("label")
+    return f"#{i + 1} ({label})" if label else f"#{i + 1}"
+
+
+def runs_section(records: Sequence[dict]) -> list[str]:
+    head = ["Execução", "Data", "Método", "Motor", "Modelo", "Perguntas com resposta"]
+    rows = [[Html(f"{text(run_name(i, r))} {code(r['run_id'], whole=True)}"), fmt.date_pt(r["date"]),
+             standalone.setting_value("method", r), standalone.setting_value("engine", r),
+             standalone.setting_value("model", r), r["summary"]["n_answerable"]] for i, r in enumerate(records)]
+    return ["<h2>As execuções</h2>", "<p>A primeira é a referência: cada outra é comparada com ela, pergunta "
+            "por pergunta, nas mesmas perguntas.</p>",
+            html_table(head, rows, table_id="execucoes", align=["l", "l", "l", "l", "l", "r"])]
+
+
+def side_by_side(records: Sequence[dict]) -> list[str]:
+    """Each run's means and intervals on the measures every run's report holds."""
+    reports = [Report.from_dict(r["report"]) if r.get("report") else None for r in records]
+    if any(rep is None for rep in reports):
+        return []
+    measures = [m for m in reports[0].measures if all(m in rep.measures for rep in reports[1:])]
+    names = [run_name(i, r) for i, r in enumerate(records)]
+    rows = [[labels.measure_label(m)] + [f"{fmt.num(rep.mean('run', m))} {fmt.ci(rep.interval('run', m))}"
+                                         for rep in reports] for m in measures]
+    block = {"metrics": {n: dict(rep.metrics["run"]) for n, rep in zip(names, reports)},
+             "ci95": {n: dict(rep.ci["run"]) for n, rep in zip(names, reports)}}
+    fig = charts.metrics_bars(block, names, measures, labels={n: n for n in names})
+    return ["<h2>Lado a lado</h2>", "<p>Média de cada execução nas perguntas com resposta, com o intervalo de "
+            "95%.</p>", html_table(["Medida", *names], rows, align=["l"] + ["r"] * len(names), table_id="lado-a-lado"),
+            standalone.figure(fig)]
+
+
+def tests_section(records: Sequence[dict], report: Report, measure: str) -> list[str]:
+    """Each run against the baseline on ``measure`` and hit@1: the paired tests with Holm."""
+    out = ["<h2>Testes pareados</h2>",
+           f"<p>Cada execução contra a referência, nas mesmas {fmt.plural(report.n or 0, 'pergunta', 'perguntas')}: "
+           "diferença das médias com seu intervalo de 95%, em quantas perguntas ficou acima, abaixo ou igual, e o "
+           "p do teste de aleatorização corrigido por Holm para as várias comparações.</p>"]
+    rows, sentences = [], []
+    for i, r in enumerate(records[1:], start=1):
+        for m in dict.fromkeys([measure, str(FLIPS)]):
+            c = report.compare(f"#{i + 1}", "#1", m)
+            rows.append([run_name(i, r), labels.measure_label(m), fmt.num(c.mean_b), fmt.num(c.mean_a),
+                         f"{fmt.signed(c.diff)} {fmt.ci(c.ci)}", f"{fmt.integer(c.wins)} / {fmt.integer(c.losses)} / "
+                         f"{fmt.integer(c.ties)}", fmt.pvalue(c.p_holm), verdicts.change_word(c)])
+            sentences.append(f"<li>{text(run_name(i, r))} {text(verdicts.change_word(c))} em relação à referência em "
+                             f"{text(labels.measure_label(m))} ({text(fmt.signed(c.diff))}, Holm "
+                             f"{text(verdicts.p_text(c.p_holm))}).</li>")
+    out.append(html_table(["Execução", "Medida", "Referência", "Esta execução", "Diferença [IC 95%]",
+                           "acima / abaixo / igual", "p (Holm)", "Veredito"], rows, table_id="testes",
+                          align=["l", "l", "r", "r", "r", "c", "r", "l"]))
+    return out + [f"<ul>{''.join(sentences)}</ul>"]
+
+
+def changed_section(records: Sequence[dict]) -> list[str]:
+    out = ["<h2>Perguntas que mudaram</h2>"]
+    base = records[0]
+    for i, other in enumerate(records[1:], start=1):
+        changed = findings.changed_questions(base, other)
+        out.append(f"<h3>{text(run_name(i, other))} contra a referência</h3>")
+        if not changed:
+            out.append("<p>Nenhuma pergunta mudou: os documentos esperados ficaram nas mesmas posições.</p>")
+            continue
+        counts = {k: sum(c["change"] == k for c in changed) for k in CHANGE}
+        out.append(f"<p>{fmt.integer(counts['gained'])} passaram a acertar no 1º lugar, {fmt.integer(counts['lost'])} "
+                   f"deixaram de acertar e em {fmt.integer(counts['moved'])} o esperado só mudou de posição.</p>")
+        rows = [[c["query"], CHANGE[c["change"]], ", ".join(c["expected"]), fmt.rank(c["rank_a"]),
+                 fmt.rank(c["rank_b"]), c["top_a"] or "—", c["top_b"] or "—"] for c in changed]
+        out.append(html_table(["Pergunta", "Mudança", "Esperado", "Posição na referência", "Posição nesta",
+                               "1º na referência", "1º nesta"], rows, table_id=f"mudaram-{i + 1}",
+                              align=["l", "l", "l", "r", "r", "l", "l"], min_width={0: "14em"}))
+    return out
+
+
+def settings_section(records: Sequence[dict]) -> list[str]:
+    """Every setting in which some run differs from the baseline, each run's value side by side,
+    and a warning where a run differs in several (no one of them can be credited)."""
+    base = records[0]
+    differ = {i: config_differences(base, r) for i, r in enumerate(records[1:], start=1)}
+    names = [n for n in (*VARIABLES, *DETAILS) if any(n in d for d in differ.values())]
+    out = ["<h2>Configurações que diferem</h2>"]
+    if not names:
+        out.append('<p class="gabarito-warning">As execuções têm as mesmas configurações: as diferenças entre elas '
+                   "são variação de uma execução para outra (ou mudanças no código).</p>")
+        return out
+    rows = [[standalone.setting_name(n)] + [standalone.setting_value(n, r) for r in records] for n in names]
+    out.append(html_table(["Configuração", *(run_name(i, r) for i, r in enumerate(records))], rows,
+                          table_id="configuracoes", align=["l"] * (len(records) + 1)))
+    for i, d in differ.items():
+        if len(d) > 1:
+            out.append(f'<p class="gabarito-warning">{text(run_name(i, records[i]))} difere da referência em '
+                       f"{fmt.integer(len(d))} configurações ({text(fmt.join([standalone.setting_name(n).lower() for n in d]))}): "
+                       "uma diferença entre elas não pode ser atribuída a nenhuma sozinha.</p>")
+    return out
+
+
+def build(records: Sequence[dict], measure: str = "RR@10", result: dict | None = None) -> str:
+    """The whole page comparing ``records`` (the first is the baseline) on ``measure`` and hit@1;
+    ``result`` is their :func:`compare_runs` when already made (it refuses runs on other gold,
+    edited rows and measures a run cannot give)."""
+    records = list(records)
+    result = result if result is not None else compare_runs(records, measure)
+    report, _labels = score_records(records, result["measure"])
+    title = f"Comparação de {fmt.integer(len(records))} execuções"
+    body = [f"<h1>{text(title)}</h1>", *runs_section(records), *side_by_side(records),
+            *tests_section(records, report, result["measure"]), *changed_section(records),
+            *settings_section(records)]
+    return standalone.page(title, body)
+
+
+def write(records: Sequence[dict], out: str | Path, measure: str = "RR@10", result: dict | None = None) -> Path:
+    """Write the comparison page of ``records`` to ``out`` (see :func:`build`); returns its path."""
+    return atomic_write_bytes(Path(out), build(records, measure, result).encode("utf-8"))
+
+
+def default_path(records: Sequence[dict], folder: str | Path) -> Path:
+    """``folder/comparacao-<first run id>-<last run id>.html``."""
+    return Path(folder) / f"comparacao-{records[0]['run_id']}-{records[-1]['run_id']}.html"
