@@ -5,7 +5,9 @@ Two synthetic collections (seeded): a large one (10,000 queries x 1,000 retrieve
 relevant documents per query graded 1-3, some of them not retrieved) and a small one (100 x 100)
 for the latency of a small study. Per collection and tool: the seconds of every repetition of one
 evaluation of five measures (nDCG@10, RR@10, R@100, AP@100, P@10) on a run already in the tool's
-input form, their median, and the ratio of the medians; the seconds of ``score_runs`` (means, 95%
+input form, their median, and the ratio of the medians. gabarito is timed twice: on a ``Run`` (the
+dict every study passes; each call reads its rows) and on a ``ColumnarRun`` built once (the warm
+call, as ranx's is on its own ``Run``), with the time of that build; the seconds of ``score_runs`` (means, 95%
 bootstrap intervals and paired randomization tests) on three runs; the peak memory one gabarito
 evaluation allocates (tracemalloc) and the process's peak resident memory; the load averages before
 and after. Agreement: the largest |difference| between gabarito's and ir_measures' per-query
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gabarito.core.columnar import ColumnarRun
 from gabarito.core.measures import Measure
 from gabarito.core.runs import Qrels, Run
 from gabarito.errors import GabaritoError
@@ -149,6 +152,10 @@ def collection_stage(n_queries: int, n_docs: int, seed: int, reps: int, peer_rep
     run = others["a"]
     ours_s, ours = timed(lambda: metrics.evaluate(run, qrels, MEASURES), reps)
     say(f"  {n_queries}x{n_docs}: gabarito evaluate {statistics.median(ours_s):.2f} s")
+    build_s, columns = timed(lambda: ColumnarRun.from_run(run), 1)
+    keys_s, _ = timed(lambda: columns.doc_keys, 1)
+    cols_s, from_columns = timed(lambda: metrics.evaluate(columns, qrels, MEASURES), reps)
+    say(f"  {n_queries}x{n_docs}: gabarito evaluate on columns {statistics.median(cols_s):.2f} s")
     t0 = time.perf_counter()
     run_dicts = {q: dict(p) for q, p in run.items()}
     dict_build_s = time.perf_counter() - t0
@@ -159,12 +166,20 @@ def collection_stage(n_queries: int, n_docs: int, seed: int, reps: int, peer_rep
     say(f"  {n_queries}x{n_docs}: score_runs on 3 runs {stats_s[0]:.2f} s")
     peak = memory_of(lambda: metrics.evaluate(run, qrels, MEASURES))
     tools = {"gabarito": {"seconds": ours_s, "median_s": statistics.median(ours_s), "min_s": min(ours_s)},
+             "gabarito_columns": {"seconds": cols_s, "median_s": statistics.median(cols_s), "min_s": min(cols_s),
+                                  "build_s": build_s[0], "doc_keys_s": keys_s[0],
+                                  "values_identical_to_run": from_columns == ours},
              "ir_measures": {"seconds": peer_s, "median_s": statistics.median(peer_s), "min_s": min(peer_s),
                              "input_build_s": dict_build_s},
              "ranx": ranx_times(run, qrels, reps)}
-    tools["ir_measures"]["ratio_to_gabarito_median"] = tools["ir_measures"]["median_s"] / tools["gabarito"]["median_s"]
+    for peer in ("ir_measures", "gabarito_columns"):
+        tools[peer]["ratio_to_gabarito_median"] = tools[peer]["median_s"] / tools["gabarito"]["median_s"]
+    tools["ir_measures"]["ratio_to_gabarito_columns_median"] = \
+        tools["ir_measures"]["median_s"] / tools["gabarito_columns"]["median_s"]
     if tools["ranx"].get("installed"):
         tools["ranx"]["ratio_to_gabarito_median"] = tools["ranx"]["median_s"] / tools["gabarito"]["median_s"]
+        tools["ranx"]["ratio_to_gabarito_columns_median"] = \
+            tools["ranx"]["median_s"] / tools["gabarito_columns"]["median_s"]
     return {"queries": n_queries, "docs_per_query": n_docs, "rows": n_queries * n_docs,
             "relevant": sum(len(g) for g in qrels.values()), "tools": tools,
             "score_runs": {"runs": len(others), "resamples": resamples, "seconds": stats_s},

@@ -17,6 +17,7 @@ import csv
 import re
 from io import StringIO
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -68,6 +69,17 @@ class ColumnarRun:
 
     def __len__(self) -> int:
         return len(self.query)
+
+    @cached_property
+    def doc_keys(self) -> np.ndarray:
+        """:func:`doc_hash` of every row's doc id, computed once: every evaluation of these
+        columns reuses it, so only array work is left to them."""
+        return doc_hash(self.docs)
+
+    @cached_property
+    def all_unique(self) -> bool:
+        """True when no doc id appears twice in one query (checked once, for every evaluation)."""
+        return not repeated_docs(self.query, self.docs, self.doc_keys).any()
 
     @classmethod
     def from_run(cls, run: Mapping[str, Iterable], qids: Iterable[str] | None = None, *,
@@ -155,11 +167,12 @@ def with_query(keys: np.ndarray, query: np.ndarray) -> np.ndarray:
     return keys ^ (query.astype(np.uint64) * _MIX)
 
 
-def repeated_docs(query: np.ndarray, docs: np.ndarray) -> np.ndarray:
+def repeated_docs(query: np.ndarray, docs: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
     """A mask of the rows whose doc id already appears in the same query (rows in any order):
-    rows sharing a key of :func:`doc_hash` are compared on the ids."""
+    rows sharing a key of :func:`doc_hash` (``keys``: the docs' hashes when known) are compared
+    on the ids."""
     mask = np.zeros(len(query), dtype=bool)
-    keys = doc_hash(docs, query)
+    keys = doc_hash(docs, query) if keys is None else with_query(keys, query)
     by_key = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[by_key][1:] == keys[by_key][:-1])
     if not len(same):

@@ -80,7 +80,8 @@ def _rows(run, judged: Sequence[str]) -> _Rows:
         query = to_judged[run.query] if len(run) else np.zeros(0, dtype=np.int64)
         keep = query >= 0
         docs = run.docs[keep]
-        return _Rows(query[keep], run.score[keep], doc_hash(docs, query[keep]), docs.__getitem__, False)
+        return _Rows(query[keep], run.score[keep], with_query(run.doc_keys[keep], query[keep]), docs.__getitem__,
+                     run.all_unique)
     present = [q for q in judged if q in run]
     lists = [_pairs(run[q]) for q in present]
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))

@@ -129,7 +129,11 @@ def test_a_doc_twice_in_one_ranking_is_an_error():
     with pytest.raises(GabaritoError, match="appears twice"):
         evaluate(ColumnarRun.from_run({"q": [("a", 1.0), ("a", 1.0)]}), qrels, ["R@10"])
     # an unjudged query is not read
-    assert evaluate({"q": [("a", 1.0)], "other": [("x", 1.0), ("x", 0.5)]}, qrels, ["R@10"])["R@10"] == {"q": 1.0}
+    repeat_elsewhere = {"q": [("a", 1.0)], "other": [("x", 1.0), ("x", 0.5)]}
+    assert evaluate(repeat_elsewhere, qrels, ["R@10"])["R@10"] == {"q": 1.0}
+    columns = ColumnarRun.from_run(repeat_elsewhere)
+    assert not columns.all_unique and evaluate(columns, qrels, ["R@10"])["R@10"] == {"q": 1.0}
+    assert ColumnarRun.from_run({"q": [("a", 1.0)], "other": [("a", 1.0)]}).all_unique
 
 
 def test_unknown_measure_and_empty_inputs():
