@@ -135,29 +135,19 @@ def setting_name(name: str) -> str:
     return word[:1].upper() + word[1:]
 
 
-#: Settings that apply only to some runs: the method they belong to, or the setting they need.
-ONLY_WITH = {"rrf_k": ("method", "hybrid"), "fusion": ("method", "hybrid"), "fusion_in": ("method", "hybrid"),
-             "rerank_n": ("reranker", None), "analyzer": ("method", "dense")}
+#: Settings that apply only to some runs, and when (from the run's config).
+ONLY_WITH = {"rrf_k": lambda cfg: cfg.get("method") == "hybrid",
+             "fusion": lambda cfg: cfg.get("method") == "hybrid",
+             "fusion_in": lambda cfg: cfg.get("method") == "hybrid",
+             "rerank_n": lambda cfg: bool(cfg.get("reranker")),
+             "analyzer": lambda cfg: cfg.get("method") != "dense"}
 
 
 def used_settings(record: dict, names: Sequence[str]) -> list[str]:
     """The settings of ``names`` the run used: the fusion's only in a fusion, the number of
     candidates read again only with a reader, an analyzer only where BM25 ran."""
     cfg = record["config"]
-    out = []
-    for name in names:
-        rule = ONLY_WITH.get(name)
-        if rule is None:
-            out.append(name)
-        elif name == "analyzer":
-            if cfg.get("method") != "dense":
-                out.append(name)
-        elif rule[1] is None:
-            if cfg.get(rule[0]):
-                out.append(name)
-        elif cfg.get(rule[0]) == rule[1]:
-            out.append(name)
-    return out
+    return [n for n in names if n not in ONLY_WITH or ONLY_WITH[n](cfg)]
 
 
 def definition_list(items: Sequence[tuple[str, object]]) -> Html:
