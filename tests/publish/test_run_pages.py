@@ -188,3 +188,38 @@ def test_both_pages_render_offline_in_portuguese_and_fit_390_px(runs, artifacts)
                 browser.screenshot(artifacts / f"{name}-{width}.png")
                 requested = browser.requested_urls()
         assert requested and all(u.startswith(("file:", "data:", "blob:")) for u in requested), requested
+
+
+def _evaluation_tests():
+    """The evaluation tests' small corpus and bag-of-words encoder (tests/evaluation/test_evaluation_run.py)."""
+    path = ROOT / "tests" / "evaluation" / "test_evaluation_run.py"
+    spec = importlib.util.spec_from_file_location("evaluation_run_tests", path)
+    module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_dense_run_page_names_its_model_fingerprint_and_reads_a_users_own_words(tmp_path):
+    from gabarito.evaluation import EvalConfig, run_evaluation, write_run
+    from gabarito.inputs.documents import load_documents, load_evaluation
+    from gabarito.retrieval.models import EmbeddingCache
+
+    ev = _evaluation_tests()
+    docs_dir = tmp_path / "docs"
+    docs_dir.mkdir()
+    for name, body in ev.DOCS.items():
+        (docs_dir / f"{name}.md").write_text(body, encoding="utf-8")
+    (tmp_path / "evaluation.json").write_text(json.dumps(ev.QUERIES), encoding="utf-8")
+    docs = load_documents(docs_dir)
+    rec = run_evaluation(docs, load_evaluation(tmp_path / "evaluation.json", docs),
+                         EvalConfig(method="dense", model=ev.FAKE_MODEL, engine="memory", k=5),
+                         encoder=ev.FakeEncoder(), cache=EmbeddingCache(tmp_path / "emb"), echo=None)
+    paths = write_run(rec, tmp_path / "runs" / rec["run_id"], tmp_path / "runs" / "log.jsonl")
+    page = run_page.write(paths["json"].parent).read_text(encoding="utf-8")
+    assert fmt.short_hash(rec["model"]["fingerprint"]) in page and ev.FAKE_MODEL in page
+    assert "Analisador" not in page and "Constante do RRF" not in page  # settings a dense run did not use
+    assert "Acerto@5" in page and "Perguntas sem resposta" in page  # k = 5; q6 has no answer
+    rec = record(paths["json"].parent)
+    rec["per_query"][0]["type"], rec["report"] = "perguntas-da-loja", None  # a user's own type; no Report
+    page = run_page.build(rec)
+    assert "<code>perguntas-da-loja</code>" in page and fmt.ci(rec["summary"]["top1"]["ci95"]) in page
