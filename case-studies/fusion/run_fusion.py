@@ -119,9 +119,9 @@ def study_set(ctx, corpus, key: str, index, vectors, runs: dict[str, Run]) -> tu
     result = {"gold_file": corpus.gold_files[key], "identity": check,
               "dbsf_agreement": identity.agreement(runs["dbsf"], runs["dbsf_native"], qids),
               "tuning": tuning_record(fitted), **scored}
-    say(f"  {key}: n={scored.n}, identical {check['identical_full']}/{check['n']} "
+    say(f"  {key}: n={scored['n']}, identical {check['identical_full']}/{check['n']} "
         f"(top-10 {check['identical_top10']}), unexplained {check['causes']['unexplained']}; nDCG@10 "
-        + ", ".join(f"{m} {v['nDCG@10']:.3f}" for m, v in scored.metrics.items()))
+        + ", ".join(f"{m} {v['nDCG@10']:.3f}" for m, v in scored["metrics"].items()))
     return result, tuned
 
 
