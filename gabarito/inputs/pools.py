@@ -134,6 +134,20 @@ def _question_size(pairs: Sequence[tuple[str, str, str]], start: int) -> int:
     return n
 
 
+def grade_record(rec: object, out: dict[str, int], allowed: Sequence[int], path: Path, record: int) -> tuple[str, int]:
+    """Check one ``{"pair", "grade"}`` record of an assessor's file against those read before it
+    (``out``): an object with both keys, a pair not graded twice, a grade among ``allowed``.
+    Returns ``(pair id, grade)``; a bad record is one line naming the file and the record."""
+    if not isinstance(rec, dict) or "pair" not in rec or "grade" not in rec:
+        raise GabaritoError("expected an object with 'pair' and 'grade'", path=path, record=record)
+    pid, grade = str(rec["pair"]), rec["grade"]
+    if pid in out:
+        raise GabaritoError(f"pair {pid!r} graded twice", path=path, record=record)
+    if isinstance(grade, bool) or grade not in allowed:
+        raise GabaritoError(f"grade {grade!r} is not one of {list(allowed)}", path=path, record=record)
+    return pid, int(grade)
+
+
 def read_grades(path: str | Path, expected: Sequence[str], grades: Sequence[int] = (0, 1, 2)) -> dict[str, int]:
     """An assessor's answer file: a JSON list of ``{"pair", "grade"}``, one per expected pair id.
     A bad file is a one-line error naming the file and the record; nothing is returned half-read."""
@@ -151,16 +165,10 @@ def read_grades(path: str | Path, expected: Sequence[str], grades: Sequence[int]
     out: dict[str, int] = {}
     wanted = set(expected)
     for i, rec in enumerate(data, start=1):
-        if not isinstance(rec, dict) or "pair" not in rec or "grade" not in rec:
-            raise GabaritoError("expected an object with 'pair' and 'grade'", path=path, record=i)
-        pid, grade = str(rec["pair"]), rec["grade"]
+        pid, grade = grade_record(rec, out, grades, path, i)
         if pid not in wanted:
             raise GabaritoError(f"unknown pair {pid!r}", path=path, record=i)
-        if pid in out:
-            raise GabaritoError(f"pair {pid!r} graded twice", path=path, record=i)
-        if isinstance(grade, bool) or grade not in grades:
-            raise GabaritoError(f"grade {grade!r} is not one of {list(grades)}", path=path, record=i)
-        out[pid] = int(grade)
+        out[pid] = grade
     missing = [p for p in expected if p not in out]
     if missing:
         raise GabaritoError(f"{len(missing)} pair(s) without a grade, first {missing[0]!r}", path=path)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Mapping
 
 from gabarito.errors import GabaritoError
+from gabarito.inputs.pools import grade_record
 from gabarito.judging.pool import pool_pairs
 
 SCHEMA = "gabarito.grades/1"
@@ -49,9 +50,7 @@ def read_grades(path: str | Path, pool: Mapping, pool_sha256: str) -> tuple[str,
     where = {pid: (q, d) for pid, q, d in pool_pairs(pool)}
     out: dict[str, int] = {}
     for i, rec in enumerate(data["grades"], start=1):
-        if not isinstance(rec, dict) or "pair" not in rec or "grade" not in rec:
-            raise GabaritoError("expected an object with 'pair' and 'grade'", path=path, record=i)
-        pid, grade = str(rec["pair"]), rec["grade"]
+        pid, grade = grade_record(rec, out, GRADES, path, i)
         if pid not in where:
             raise GabaritoError(f"pair {pid!r} is not in the pool", path=path, record=i)
         q, d = where[pid]
@@ -61,11 +60,7 @@ def read_grades(path: str | Path, pool: Mapping, pool_sha256: str) -> tuple[str,
         if rec.get("question", q) != q:
             raise GabaritoError(f"question {rec.get('question')!r} is not the pool's question of pair {pid!r}",
                                 path=path, record=i)
-        if pid in out:
-            raise GabaritoError(f"pair {pid!r} graded twice", path=path, record=i)
-        if isinstance(grade, bool) or grade not in GRADES:
-            raise GabaritoError(f"grade {grade!r} is not one of {list(GRADES)}", path=path, record=i)
-        out[pid] = int(grade)
+        out[pid] = grade
     missing = [pid for pid in where if pid not in out]
     if missing:
         raise GabaritoError(f"{len(missing)} of {len(where)} pairs have no grade (first {missing[0]!r}): "
