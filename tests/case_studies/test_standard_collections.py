@@ -190,7 +190,7 @@ def test_scaling_benchmark_tiny(study_copy, tmp_path, mirror):
     assert set(syn["side_by_side"]) == {"knn_default", "knn_ef200"}
     assert "1000000" in res["skipped"] and res["skipped"]["1000000"]["reason"]["code"] == "scaling.skipped_budget"
     assert res["fits"]["vector_build_s"]["n_points"] == 2 and "slope" in res["fits"]["knn_median_ms"]
-    assert "efSearch" in res["provenance"]["engine"]["efsearch"]["query_time"]
+    assert res["provenance"]["engine"]["efsearch"]["query_time"] == {"code": "scaling.efsearch_query_time"}
 
 
 def test_scaling_benchmark_refuses_an_external_server(study_copy, tmp_path):
