@@ -13,11 +13,11 @@ half-read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Mapping
 
 from gabarito.errors import GabaritoError
+from gabarito.files import read_json
 from gabarito.inputs.pools import grade_record
 from gabarito.judging.pool import pool_pairs
 
@@ -26,12 +26,7 @@ GRADES = (0, 1, 2)
 
 
 def _load(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GabaritoError("grades file not found", path=path) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GabaritoError(f"not a JSON grades file ({exc})", path=path) from None
+    data = read_json(path, missing="grades file not found")
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("grades"), list):
         raise GabaritoError(f"not a grades file exported by the judging page (schema {SCHEMA})", path=path)
     return data

@@ -20,13 +20,13 @@ the pool and its sha256, the key the judging page and the grades files carry.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import random
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from gabarito.core.runs import Qrels, Run
 from gabarito.errors import GabaritoError
+from gabarito.files import read_json
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.gold import freeze, verify_frozen
 from gabarito.inputs.items import Document
@@ -151,10 +151,7 @@ def read_pool(path: str | Path) -> tuple[dict, str]:
     if not path.exists():
         raise GabaritoError("pool file not found", path=path)
     verify_frozen(lock_path(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GabaritoError(f"not a JSON pool file ({exc})", path=path) from None
+    data = read_json(path, missing="pool file not found")
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("kind") not in KINDS:
         raise GabaritoError(f"not a pool file (schema {SCHEMA})", path=path)
     seen: set[str] = set()
