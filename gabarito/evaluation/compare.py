@@ -124,7 +124,7 @@ DETAILS = {"model_settings": "model", "encoder_backend": "model", "engine_versio
            "reranker_weights": "reranker"}
 
 
-def _settings(record: dict) -> dict:
+def run_settings(record: dict) -> dict:
     cfg = record["config"]
     model, engine = record.get("model") or {}, record.get("engine") or {}
     reranker = record.get("reranker") or {}
@@ -140,7 +140,7 @@ def config_differences(a: dict, b: dict) -> list[str]:
     changes a vector, such as its pooling --, the encoder backend, the engine's version, the
     reader's weights) when the setting they refine is the same. A setting that one of them does
     not use or did not record (``None``) does not count."""
-    sa, sb = _settings(a), _settings(b)
+    sa, sb = run_settings(a), run_settings(b)
     differ = [v for v in (*VARIABLES, *DETAILS) if sa[v] is not None and sb[v] is not None and sa[v] != sb[v]]
     return [v for v in differ if DETAILS.get(v) not in differ]
 
@@ -194,7 +194,7 @@ def _run_row(record: dict, report: Report, label: str, measure: str) -> dict:
     means = {"top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}")}
     check_consistent(record, means)
     return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),
-            "settings": _settings(record), "n_answerable": len(report.values(label, measure)), **means,
+            "settings": run_settings(record), "n_answerable": len(report.values(label, measure)), **means,
             "measure": report.mean(label, measure)}
 
 

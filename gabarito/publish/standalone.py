@@ -15,6 +15,7 @@ import html
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from gabarito.evaluation.compare import run_settings
 from gabarito.publish import labels, plots
 from gabarito.publish.formatting import Html, code, short_hash, text
 
@@ -106,9 +107,7 @@ def model_name(model_id: str | None) -> Html:
 def setting_value(name: str, record: dict) -> Html:
     """How a page shows the value of one setting (:data:`gabarito.evaluation.compare.VARIABLES` and
     the recorded details) of a run record."""
-    from gabarito.evaluation.compare import _settings
-
-    value = _settings(record).get(name)
+    value = run_settings(record).get(name)
     if value is None:
         return text("—")
     if name == "method":
