@@ -193,6 +193,21 @@
       if (first && getComputedStyle(first).position !== "sticky") report.tables_not_sticky.push(`table ${i} in ${describe(box)}`);
     });
 
+    // reading: what the main body shows (collapsed "Detalhes" and folded code are not shown), and
+    // where the chapter's finding ("O essencial": its first paragraph) sits from the top of the page
+    const main = document.querySelector("main") || document.body;
+    const visible = (main.innerText || "").replace(/\s+/g, " ").trim();
+    report.reading = {
+      words: visible ? visible.split(" ").filter((w) => /[\p{L}\p{N}]/u.test(w)).length : 0,
+      tables: Array.from(main.querySelectorAll("table")).filter(shown).length,
+      text: visible,
+      finding_top: null,
+    };
+    const essencial = document.getElementById("o-essencial");
+    if (essencial) {
+      const first = Array.from(essencial.querySelectorAll("p, li")).find((el) => shown(el) && el.textContent.trim().length > 40);
+      if (first) report.reading.finding_top = Math.round(first.getBoundingClientRect().top + scrollY);
+    }
     // links, for the test to resolve; the search, when asked
     report.links = Array.from(document.querySelectorAll("a[href]")).map((a) => ({
       href: a.href, raw: a.getAttribute("href"), download: a.hasAttribute("download") || /\/downloads\//.test(a.href),

@@ -37,6 +37,20 @@ WIDTHS = (1280, 390)
 LAYOUT_WIDTHS = (390, 768, 992, 1024, 1280, 1366, 1440)
 #: A Portuguese word the search must find, and a string it must not.
 SEARCH_FOUND, SEARCH_NONE = "congelado", "xqzwvyk"
+#: The budget of a chapter's main body (what shows with "Detalhes" and the code folded).
+MAX_WORDS, MAX_TABLES = 3000, 8
+#: Screen heights: a 1280 x 800 laptop and a 390 x 844 phone. The finding ("O essencial") must start
+#: on the first laptop screen and within the first two phone screens.
+SCREEN_HEIGHT = {1280: 800, 390: 844}
+FINDING_SCREENS = {1280: 1, 390: 2}
+#: Sentences about the build and not the reader's world: this machine, the project's targets, its
+#: time limits. None of them may reach a reader.
+BUILD_PHRASES = (
+    r"\b(?:d|n)?esta máquina\b", r"\bmáquina (?:carregada|compartilhada|dividida|quieta|parada)\b",
+    r"\bmeta do projeto\b", r"\ba meta (?:é|era|de)\b", r"\bmeta (?:atingida|cumprida)\b", r"\bnão cumprida\b",
+    r"\blimite de \d+ minutos\b", r"\bnão é alcançável\b", r"\blimite que (?:o|este) estudo se impõe\b",
+    r"\bMAX_LOAD\b", r"\borçamento do projeto\b",
+)
 
 
 def site_pages(site: Path) -> list[str]:
@@ -171,6 +185,42 @@ def failures(reports: dict[tuple[str, int], dict], copy: Path) -> list[str]:
     return out
 
 
+def reading_failures(reports: dict[tuple[str, int], dict]) -> list[str]:
+    """One line per page and width that breaks the reading rules: a chapter over its word or table
+    budget, without "O essencial" or with its finding too far down; any page with a sentence about
+    the build (:data:`BUILD_PHRASES`)."""
+    out = []
+    for (page, width), r in sorted(reports.items()):
+        reading = r.get("reading")
+        if r.get("no_report") or not reading:
+            out.append(f"{page} @{width}: reading: no report")
+            continue
+        for pattern in BUILD_PHRASES:
+            m = re.search(pattern, reading["text"], re.I)
+            if m:
+                at = reading["text"][max(0, m.start() - 60):m.end() + 60]
+                out.append(f"{page} @{width}: a sentence about the build: {pattern}: …{at}…")
+        if not page.startswith("notebooks/") or width not in SCREEN_HEIGHT:
+            continue
+        if reading["words"] > MAX_WORDS:
+            out.append(f"{page} @{width}: main body over budget: {reading['words']} words > {MAX_WORDS}")
+        if reading["tables"] > MAX_TABLES:
+            out.append(f"{page} @{width}: main body over budget: {reading['tables']} tables > {MAX_TABLES}")
+        top, limit = reading.get("finding_top"), SCREEN_HEIGHT[width] * FINDING_SCREENS[width]
+        if top is None:
+            out.append(f"{page} @{width}: finding: no 'O essencial' section with a paragraph")
+        elif top > limit:
+            out.append(f"{page} @{width}: finding: starts at y = {top} px, below {limit} px")
+    return out
+
+
+def reading_figures(reports: dict[tuple[str, int], dict]) -> list[str]:
+    """``page @width: words, tables, height, finding at y`` for every page: the closing note's table."""
+    return [f"{page} @{width}: {r['reading']['words']} words, {r['reading']['tables']} tables, "
+            f"{r['height']} px tall, finding at y = {r['reading'].get('finding_top')}"
+            for (page, width), r in sorted(reports.items()) if r.get("reading")]
+
+
 # --- the repository's site -------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -202,6 +252,20 @@ def test_reader_sees_the_page_whole(reader, check):
     reports, copy = reader
     bad = _only(reports, copy, check)
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("check", ["a sentence about the build", "over budget", "finding", "reading: no report"])
+def test_chapters_open_with_their_finding_within_budget(reader, check):
+    reports, _ = reader
+    bad = [f for f in reading_failures(reports) if check in f]
+    assert not bad, "\n".join(bad)
+
+
+def test_reading_checks_are_not_vacuous(reader):
+    reports, _ = reader
+    chapters = {(p, w): r["reading"] for (p, w), r in reports.items() if p.startswith("notebooks/")}
+    assert chapters and all(x["words"] > 300 and x["finding_top"] for x in chapters.values())
+    assert any(x["tables"] > 0 for x in chapters.values())
 
 
 def test_every_page_was_checked_at_both_widths(reader, real_site):
@@ -248,14 +312,24 @@ def test_screenshots_written(reader, artifacts, real_site):
             assert shot.is_file() and shot.stat().st_size > 10_000, shot
 
 
-if __name__ == "__main__":  # run the checks on any built site: python tests/publish/test_reader_view.py SITE
+if __name__ == "__main__":  # the same checks on any built site
+    import argparse
     import tempfile
 
-    site = Path(sys.argv[1]).resolve()
+    ap = argparse.ArgumentParser(description="Check a built site as a reader would (python tests/publish/test_reader_view.py SITE).")
+    ap.add_argument("site", type=Path)
+    ap.add_argument("shots", type=Path, nargs="?", help="folder for the screenshots")
+    ap.add_argument("--page", action="append", help="only this page (e.g. notebooks/custo.html); repeatable")
+    args = ap.parse_args()
+    site = args.site.resolve()
     with tempfile.TemporaryDirectory() as tmp:
-        shots = Path(sys.argv[2]) if len(sys.argv) > 2 else None
-        reports = run_all(site, Path(tmp) / "site", shots)
-        bad = failures(reports, Path(tmp) / "site")
-        bad += layout_failures(run_layout(Path(tmp) / "site", site_pages(site), reports))
+        copy = prepare_copy(site, Path(tmp) / "site")
+        pages = args.page or site_pages(site)
+        reports = {(p, w): check_page(copy, p, w, screenshot=args.shots / f"{Path(p).stem}-{w}.png" if args.shots else None)
+                   for p in pages for w in WIDTHS}
+        bad = failures(reports, copy)
+        bad += layout_failures(run_layout(copy, pages, reports))
+        bad += reading_failures(reports)
+    print("\n".join(reading_figures(reports)))
     print("\n".join(bad) if bad else "every check passed")
     sys.exit(1 if bad else 0)

@@ -68,7 +68,7 @@ def _finish(root: Path, built: Path, cfg: dict) -> str:
 
 
 def build(root: str | Path = ".", out: str | Path = "_site", renderer: str = "auto", execute: bool = True,
-          allow_dirty: bool | None = None) -> Path:
+          allow_dirty: bool | None = None, only: list[str] | None = None) -> Path:
     """Check the gold, run the notebooks, render, finish, check, and swap the site into ``out``.
 
     ``out`` is relative to ``root`` unless absolute. ``renderer``: ``auto`` (quarto when it is
@@ -76,7 +76,9 @@ def build(root: str | Path = ".", out: str | Path = "_site", renderer: str = "au
     kernel: notebooks show the outputs of the last build when these are still current, else
     none. ``allow_dirty`` publishes results computed on a tree with uncommitted changes (their
     pages say so); ``None`` reads ``GABARITO_ALLOW_DIRTY``. Raises :class:`GabaritoError`; on
-    any error ``out`` is left as it was.
+    any error ``out`` is left as it was. ``only`` (paths of the render list, such as
+    ``notebooks/custo.ipynb``) runs just those notebooks; the others keep the outputs of the last
+    build when still current, else none: a quick look at the pages being written.
     """
     t0 = time.perf_counter()
     root = Path(root).resolve()
@@ -93,7 +95,14 @@ def build(root: str | Path = ".", out: str | Path = "_site", renderer: str = "au
         say(f"{len(dirty)} results file(s) computed on a dirty tree, published as asked; their pages say so")
 
     notebooks = notebooks_to_run(root, cfg)
-    executed = run_notebooks(root, notebooks, execute=execute)
+    if only:
+        unknown = sorted(set(only) - {str(n) for n in notebooks})
+        if unknown:
+            raise GabaritoError(f"not in the render list of _quarto.yml: {', '.join(unknown)}")
+        executed = run_notebooks(root, [n for n in notebooks if str(n) not in only], execute=False)
+        executed.update(run_notebooks(root, [n for n in notebooks if str(n) in only], execute=execute))
+    else:
+        executed = run_notebooks(root, notebooks, execute=execute)
 
     work = root / ".cache" / "site"
     work.mkdir(parents=True, exist_ok=True)
@@ -124,9 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-execute", action="store_true", help="run no notebook: reuse current outputs, else none")
     p.add_argument("--allow-dirty", action="store_true", default=None,
                    help=f"publish results computed on a dirty tree (also {ALLOW_DIRTY_ENV}=1)")
+    p.add_argument("--only", action="append", metavar="NOTEBOOK",
+                   help="run only this notebook (e.g. notebooks/custo.ipynb; repeatable): the others keep their last outputs")
     args = p.parse_args(argv)
     try:
-        build(args.root, args.out, renderer=args.renderer, execute=not args.no_execute, allow_dirty=args.allow_dirty)
+        build(args.root, args.out, renderer=args.renderer, execute=not args.no_execute, allow_dirty=args.allow_dirty,
+              only=args.only)
     except GabaritoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
