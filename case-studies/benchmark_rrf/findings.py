@@ -1,6 +1,8 @@
 """What the flagship chapter (notebooks/benchmark_rrf.ipynb) states, computed from this study's
-``results.json``: the headline (:func:`headline`, also on the home page), the fusion's verdict in
-every gold set (:func:`across_sets`), the paired tests of a table (:func:`paired_rows`), the
+``results.json``: the headline (:func:`headline`, also on the home page), the chapter's finding
+with its intervals (:func:`essential`, from the headline and :func:`across_sets`), the fusion's
+verdict in every gold set (:func:`across_sets`), the published questions beside the reproduced
+ranks (:func:`reproduction_rows`), whether the latency may be shown (:func:`latency_valid`), the paired tests of a table (:func:`paired_rows`), the
 three findings of a set (:func:`set_findings`), the vocabulary the questions share with the
 descriptions (:func:`overlap_halves`, :func:`leakage_reading`), the latency (:func:`latency`),
 the ArcadeDB versions (:func:`versions`) and the width of the intervals (:func:`interval_widths`).
@@ -20,9 +22,10 @@ from gabarito.measure.report import ALPHA, Comparison, Report
 from gabarito.publish.verdicts import Share, share
 
 __all__ = ["ALPHA", "FLOOR_TARGET", "LEAKAGE_GAP", "NEAR_ALL", "SINGLES", "VERB", "FusionVerdict",
-           "SetFindings", "across_sets", "at_ceiling", "generic_targets", "hash_rows", "headline",
-           "interval_widths", "latency", "leakage_reading", "overlap_halves", "paired_rows",
-           "reports", "set_findings", "shone_alone", "stage_paradoxes", "versions"]
+           "SetFindings", "across_sets", "at_ceiling", "essential", "generic_targets", "hash_rows", "headline",
+           "interval_widths", "latency", "latency_valid", "leakage_reading", "overlap_halves", "paired_rows",
+           "reports", "reproduction_rows", "set_findings", "set_scores", "shone_alone", "stage_paradoxes",
+           "versions"]
 
 #: The two single methods the fusion is made of (a tie between them goes to the first).
 SINGLES = ("bm25", "vector")
@@ -127,6 +130,57 @@ def paired_rows(report: Report, pairs: Sequence[set], measures: Sequence[str]) -
     return [report.compare(t["b"], t["a"], t["measure"]) for t in report.tests
             if t["measure"] in measures and {t["a"], t["b"]} in pairs]
 
+
+
+# -- the chapter's finding ("O essencial") --------------------------------------------------------
+
+def set_scores(results: Mapping, name: str, measure: str = "R@1") -> dict:
+    """One gold set on ``measure``: ``{"set", "n", "best_single": the best single by the MRR@k,
+    "mean": {"bm25", "vector", "fused": value}, "ci": {same keys: (low, high)}}``."""
+    k = results["provenance"]["parameters"]["k"]
+    pick = {"bm25": "bm25", "vector": "vector", "fused": f"rrf@{k}"}
+    r = Report.from_dict(results["sets"][name])
+    return {"set": name, "n": results["sets"][name]["n"], "best_single": r.best(f"RR@{k}", among=SINGLES),
+            "mean": {a: r.mean(b, measure) for a, b in pick.items()},
+            "ci": {a: r.interval(b, measure) for a, b in pick.items()}}
+
+
+def essential(results: Mapping, measure: str = "R@1") -> dict:
+    """What the chapter's first section states, with its 95% intervals.
+
+    ``main``: :func:`set_scores` of the main set on ``measure``; ``contrast``: the set whose best
+    single method (by the MRR@k) is not the main set's and where that method leads the main set's
+    best by most on ``measure`` (None when every set has the same best single); ``sets``: every
+    set's scores, in the results' order; ``loses``: ``[(set, FusionVerdict)]`` where the fusion
+    loses to the best single on :data:`BEST_BY`; and from :func:`across_sets` ``never_wins``,
+    ``beats_worst``, ``by_word``, ``by_meaning``, ``best_changes``, ``n_sets``."""
+    cross = across_sets(results)
+    sets = {s: set_scores(results, s, measure) for s in results["sets"]}
+    main = sets["main"]
+    lead = {s: x["mean"][x["best_single"]] - x["mean"][main["best_single"]]
+            for s, x in sets.items() if x["best_single"] != main["best_single"]}
+    contrast = sets[max(lead, key=lambda s: (lead[s], -list(sets).index(s)))] if lead else None
+    loses = [(s, per[BEST_BY]) for s, per in cross["verdicts"].items() if per[BEST_BY].verdict == "worse"]
+    return {"measure": measure, "main": main, "contrast": contrast, "sets": sets, "loses": loses,
+            "n_sets": len(sets), **{key: cross[key] for key in
+                                    ("never_wins", "beats_worst", "by_word", "by_meaning", "best_changes")}}
+
+
+def reproduction_rows(results: Mapping, published: Mapping) -> list[dict]:
+    """The reproduction's rows (``results["reproduction"]["ranks"]["rows"]``), each with the
+    published question's text (``question``) from the published gold file ``published``
+    (``questions_published.json``); a row whose id the file lacks stops the page."""
+    text = {p["id"]: p["question"] for p in published["pairs"]}
+    missing = [r["id"] for r in results["reproduction"]["ranks"]["rows"] if r["id"] not in text]
+    if missing:
+        raise KeyError(f"questions not in the published gold file: {', '.join(missing)}")
+    return [{**r, "question": text[r["id"]]} for r in results["reproduction"]["ranks"]["rows"]]
+
+
+def latency_valid(results: Mapping) -> bool:
+    """Whether the results mark their latency as measured validly (``latency_ms.valid``): only
+    then may a page show it; a run that does not say so is not shown."""
+    return bool((results.get("latency_ms") or {}).get("valid", False))
 
 # -- the three findings of a set ------------------------------------------------------------------
 

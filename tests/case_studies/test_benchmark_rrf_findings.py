@@ -205,3 +205,62 @@ def test_one_win_one_exclusive_and_an_even_split():
     assert (f.wins, f.kind) == (1, "some")  # above both on R@1 only; R@10 is a tie with both
     assert f.exclusive == 1 and f.shared.word == "metade" and not f.shared.large
     assert (f.first, f.topk) == ("word", "tie")
+
+
+# -- the chapter's finding, the reproduction's questions, the latency ----------------------------
+
+def _two_sets():
+    word_best = _set({"bm25": (0.9, 1.0, 0.9), "vector": (0.6, 0.9, 0.7), F: (0.8, 1.0, 0.85)},
+                     _all_tests({"bm25": 0.4, "vector": 0.001}))
+    slightly = _set({"bm25": (0.3, 0.6, 0.4), "vector": (0.35, 0.7, 0.5), F: (0.35, 0.7, 0.45)},
+                    _all_tests({"bm25": 0.5, "vector": 0.5}))
+    reversed_ = _set({"bm25": (0.0, 0.1, 0.05), "vector": (0.4, 0.8, 0.5), F: (0.1, 0.7, 0.3)},
+                     [_test(x, F, "vector", -0.2, 0.001) for x in findings.HEADLINE_MEASURES]
+                     + [_test(x, F, "bm25", 0.2, 0.001) for x in findings.HEADLINE_MEASURES])
+    return _results(main=word_best, slightly=slightly, reversed=reversed_)
+
+
+def test_essential_picks_the_set_that_reverses_the_main_set_most_with_its_intervals():
+    e = findings.essential(_two_sets())
+    assert e["main"]["best_single"] == "bm25" and e["main"]["mean"] == {"bm25": 0.9, "vector": 0.6, "fused": 0.8}
+    assert e["main"]["ci"]["fused"] == pytest.approx((0.75, 0.85))
+    # both other sets prefer the vector; it leads BM25 by 0.4 in "reversed", 0.05 in "slightly"
+    assert e["contrast"]["set"] == "reversed" and e["contrast"]["n"] == 10
+    assert [s for s, v in e["loses"]] == ["reversed"] and e["loses"][0][1].verb == "perde para"
+    assert e["loses"][0][1].comparison.diff == pytest.approx(-0.2)
+    assert e["never_wins"] and e["best_changes"] and e["n_sets"] == 3
+    assert (e["by_word"], e["by_meaning"]) == (["main"], ["slightly", "reversed"])
+
+
+def test_essential_without_a_contrast_when_every_set_has_the_same_best():
+    same = _set({"bm25": (0.9, 1.0, 0.9), "vector": (0.6, 0.9, 0.7), F: (0.8, 1.0, 0.85)},
+                _all_tests({"bm25": 0.4, "vector": 0.001}))
+    e = findings.essential(_results(main=same, other=same))
+    assert e["contrast"] is None and e["loses"] == [] and not e["best_changes"]
+
+
+def test_reproduction_rows_carry_the_published_question_or_stop():
+    res = {"reproduction": {"ranks": {"rows": [{"id": "p01", "gold": "A"}, {"id": "p02", "gold": "B"}]}}}
+    doc = {"pairs": [{"id": "p02", "question": "second?"}, {"id": "p01", "question": "first?"}]}
+    rows = findings.reproduction_rows(res, doc)
+    assert [(r["id"], r["gold"], r["question"]) for r in rows] == [("p01", "A", "first?"), ("p02", "B", "second?")]
+    with pytest.raises(KeyError, match="p02"):
+        findings.reproduction_rows(res, {"pairs": [{"id": "p01", "question": "first?"}]})
+
+
+def test_latency_is_valid_only_when_the_results_say_so():
+    assert not findings.latency_valid({"latency_ms": {"bm25": {"median": 3.0}}})
+    assert not findings.latency_valid({})
+    assert findings.latency_valid({"latency_ms": {"valid": True}})
+
+
+def test_essential_and_reproduction_on_the_committed_results(committed):
+    e = findings.essential(committed)
+    h = findings.headline(committed)
+    assert e["main"]["mean"] == h["r1"] and e["main"]["n"] == h["n"]
+    assert all(lo <= e["main"]["mean"][m] <= hi for m, (lo, hi) in e["main"]["ci"].items())
+    if e["contrast"]:
+        assert e["contrast"]["best_single"] != e["main"]["best_single"]
+    published = json.loads((STUDY / "questions_published.json").read_text(encoding="utf-8"))
+    rows = findings.reproduction_rows(committed, published)
+    assert len(rows) == committed["reproduction"]["ranks"]["n"] and all(r["question"] for r in rows)
