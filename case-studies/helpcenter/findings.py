@@ -8,7 +8,8 @@ groups (:func:`group_rows`, :func:`group_block`, :func:`segmentation_tradeoff`,
 (:func:`dense_against_fusion`), the run log (:func:`log_rows`), the gap between tuning and held-out
 (:func:`tuning_gap`), errors by type and severity (:func:`error_rows`), thresholds for "no answer"
 (:func:`threshold_rows`, :func:`validated_threshold`) and what to do when search fails
-(:func:`advice`). Each choice rule is a constant below, stated once.
+(:func:`advice`). Its first screen ("O essencial") reads :func:`essential`, :func:`essential_block`
+and :func:`rivals`. Each choice rule is a constant below, stated once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Iterable, Mapping, Sequence
 
 from gabarito.evaluation import findings as run_findings
 from gabarito.evaluation.compare import compare_runs, load_runs
+from gabarito.evaluation.paired import score_records
 
 #: The page's measures, in table order (accuracy in the top 1, 3, 5, and the reciprocal rank).
 MEASURES = ("top1", "top3", "top5", "mrr")
@@ -39,6 +41,12 @@ CODE, AMBIGUOUS = "code", "ambiguous"
 CONFOUNDED = 2
 #: The configurations the fusion comparison uses: the fusion's label, the BM25 of the advice.
 FUSION_LABEL, BM25_LABEL = "hybrid", "bm25 portuguese"
+#: The groups whose tuning runs the first screen's chart shows (models, BM25, fusion: one cut).
+CONTENDERS = ("model", "lexical", "hybrid")
+#: The chart's key for the chosen configuration on the held-out questions.
+HELDOUT_KEY = "heldout"
+#: The measure the chosen configuration is compared with its rivals on (``gabarito compare``'s default).
+RIVAL_MEASURE = "RR@10"
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -233,3 +241,51 @@ def advice(results: Mapping) -> dict:
     return {"code": code, "code_bm25": code_bm25, "words_first": code_bm25 > code,
             "ambiguous": hit_rate(pair, AMBIGUOUS), "threshold": validated_threshold(results)["on_second_half"],
             "serious_misses": len(serious)}
+
+
+# -- the first screen ("O essencial") ------------------------------------------------------------
+
+def best_lexical(results: Mapping) -> Mapping:
+    """The BM25 run with the highest tuning MRR (the first in order on a tie)."""
+    pairs = list(enumerate(results["groups"]["lexical"]))
+    return max(pairs, key=lambda ir: (ir[1]["tuning"]["summary"]["mrr"]["value"], -ir[0]))[1]
+
+
+def essential(results: Mapping) -> dict:
+    """:func:`headline`, plus ``inside`` (every held-out mean of :data:`HEADLINE_MEASURES` falls
+    inside its tuning interval), ``ci_width`` (the held-out top-1 interval's width) and ``threshold``
+    (the validated threshold on the half that did not choose it, :func:`validated_threshold`)."""
+    h = headline(results)
+    gap = {r["measure"]: r for r in tuning_gap(results)}
+    inside = all(gap[m]["tuning"][1][0] <= gap[m]["heldout"][0] <= gap[m]["tuning"][1][1] for m in HEADLINE_MEASURES)
+    low, high = h["heldout_ci"]["top1"]
+    return {**h, "inside": inside, "ci_width": high - low,
+            "threshold": validated_threshold(results)["on_second_half"],
+            "threshold_model": best_dense(results)["tuning"]["config"]["model"]}
+
+
+def essential_block(results: Mapping) -> dict:
+    """The first screen's chart as a score block: the tuning runs of :data:`CONTENDERS` by label,
+    then the chosen configuration on the held-out questions under :data:`HELDOUT_KEY`."""
+    block = group_block(runs(results, *CONTENDERS))
+    held = chosen(results)["heldout"]["summary"]
+    block["metrics"][HELDOUT_KEY] = {m: held[m]["value"] for m in MEASURES}
+    block["ci95"][HELDOUT_KEY] = {m: held[m]["ci95"] for m in MEASURES}
+    return block
+
+
+def rivals(results: Mapping, log_path: str | Path) -> list[dict]:
+    """The chosen configuration against the best dense model and the best BM25 on the tuning
+    questions, scored together as ``gabarito compare`` does (Holm over the pairs), on
+    :data:`RIVAL_MEASURE`: per rival ``{"label", "mean", "chosen_mean", "diff"`` (chosen minus
+    rival), ``"ci", "p_holm", "verdict"`` (``better``/``worse``/``same``, the chosen against it)``}``."""
+    pair = chosen(results)
+    others = [r for r in (best_dense(results), best_lexical(results)) if r is not pair]
+    ids = [pair["tuning"]["run_id"]] + [r["tuning"]["run_id"] for r in others]
+    report, names = score_records(load_runs(ids, log_path), RIVAL_MEASURE)
+    out = []
+    for name, r in zip(names[1:], others):
+        c = report.compare(names[0], name, RIVAL_MEASURE)
+        out.append({"label": r["tuning"]["config"]["label"], "mean": c.mean_b, "chosen_mean": c.mean_a,
+                    "diff": c.diff, "ci": c.ci, "p_holm": c.p_holm, "verdict": c.verdict})
+    return out

@@ -153,3 +153,41 @@ def test_committed_headline_equals_the_tables():
     log = findings.log_rows(REPO / "case-studies" / "helpcenter" / "runs" / "log.jsonl")
     held = next(r for r in log if r["run_id"] == res["chosen"]["heldout_run"])
     assert held["top1"] == h["heldout"]["top1"] and held["n_answerable"] == h["n_heldout"]
+
+
+def test_essential_says_whether_the_heldout_means_fall_inside_the_tuning_intervals(results):
+    held = results["groups"]["hybrid"][0]["heldout"]["summary"]
+    held["top1"]["value"], held["top5"]["value"], held["mrr"]["value"] = 0.65, 0.85, 0.75
+    e = findings.essential(results)
+    assert e["label"] == "hybrid" and e["inside"]            # tuning 0.7, 0.9, 0.8, each +- 0.1
+    assert e["ci_width"] == pytest.approx(0.2)
+    assert e["threshold_model"] == "org/m1" and "unanswerable_through" in e["threshold"]
+    held["top5"]["value"] = 0.75
+    assert not findings.essential(results)["inside"]
+
+
+def test_essential_block_adds_the_chosen_runs_heldout_questions(results):
+    block = findings.essential_block(results)
+    assert list(block["metrics"]) == ["model=m1", "model=m2", "bm25 standard", "bm25 portuguese", "hybrid",
+                                      findings.HELDOUT_KEY]
+    assert block["metrics"][findings.HELDOUT_KEY]["top1"] == 0.6 and block["metrics"]["hybrid"]["top1"] == 0.7
+    assert block["ci95"][findings.HELDOUT_KEY]["mrr"] == [pytest.approx(0.6), pytest.approx(0.8)]
+    assert findings.best_lexical(results)["variant"] == "portuguese"
+
+
+def test_committed_rivals_are_the_tables_runs_compared_with_the_chosen():
+    from gabarito.measure.report import ALPHA
+    from gabarito.publish.provenance import load_results
+
+    base = REPO / "case-studies" / "helpcenter"
+    res = load_results(base)
+    rivals = findings.rivals(res, base / "runs" / "log.jsonl")
+    mrr = {r["label"]: r["measures"]["mrr"][0] for r in findings.group_rows(findings.runs(res))}
+    assert [r["label"] for r in rivals] == [findings.best_dense(res)["tuning"]["config"]["label"],
+                                            findings.best_lexical(res)["tuning"]["config"]["label"]]
+    for r in rivals:
+        assert r["chosen_mean"] == pytest.approx(findings.headline(res)["tuning"]["mrr"])
+        assert r["mean"] == pytest.approx(mrr[r["label"]])
+        assert r["diff"] == pytest.approx(r["chosen_mean"] - r["mean"])
+        assert r["ci"][0] <= r["diff"] <= r["ci"][1]
+        assert (r["verdict"] == "same") == (r["p_holm"] >= ALPHA or r["diff"] == 0)
