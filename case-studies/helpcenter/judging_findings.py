@@ -95,6 +95,7 @@ def judging_summary(results: Mapping) -> dict:
         "headline": {g: comparison(results, g, HEADLINE_MEASURE) for g in REGIMES},
         "changes": changed, "n_changed": sum(c["changed"] for c in changed.values()),
         "other_label": model_label(results["inputs"]["runs"][OTHER]["model"]),
+        "judged_share": results.get("judged_share"),
     }
 
 

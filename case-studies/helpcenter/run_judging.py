@@ -42,6 +42,7 @@ from gabarito.judging.pool import pool_pairs, read_pool
 from gabarito.measure.agreement import agreement_summary
 from gabarito.measure.metrics import as_ranking
 from gabarito.measure.score import score_runs
+from gabarito.notes import note
 from gabarito.study.runner import variant_main
 from studies.helpcenter import judging_findings as jf
 
@@ -58,6 +59,14 @@ RUNS = {jf.BASELINE: JUDGING / "runs" / "bm25", jf.OTHER: JUDGING / "runs" / "e5
 ASSESSORS = {"kind": "language_model", "family": "Claude", "isolated": True,
              "saw": ["grading_guide", "documents", "pairs_question_text_document_id"],
              "blind_to": ["run_names", "ranks", "scores", "known_answers", "other_assessors_grades"]}
+
+
+def _engine(record: dict) -> dict:
+    """How a run searched, for the provenance box: the dense run's exact cosine as its note; the
+    BM25 run's in-memory index as the gabarito version that built it."""
+    if record["config"]["method"] == "dense":
+        return note("engine.exact_cosine")
+    return {"name": "gabarito", "version": record["engine"]["version"].split()[-1], "index": record["engine"]["name"]}
 
 
 def _rel(path: Path) -> str:
@@ -164,7 +173,7 @@ def run(ctx) -> dict:
         "provenance": ctx.provenance(
             corpus={"name": "helpcenter", "path": "data/helpcenter/docs", "sha256": pool["meta"]["documents_sha256"],
                     "n_docs": records[jf.BASELINE]["n_documents"]},
-            model=records[jf.OTHER]["model"], engine={m: r["engine"] for m, r in records.items()},
+            model=records[jf.OTHER]["model"], engine={m: _engine(r) for m, r in records.items()},
             parameters={"measures": list(jf.MEASURES), "regimes": list(jf.REGIMES),
                         "compared": [jf.OTHER, jf.BASELINE]}),
         "inputs": {
@@ -184,6 +193,7 @@ def run(ctx) -> dict:
         "judged_share": coverage(inputs, qids),
     }
     results["comparison"] = jf.comparison_rows(results)
+    results["changes"] = jf.changes(results)
     return results
 
 

@@ -152,6 +152,8 @@ def test_committed_results_match_the_committed_files(committed):
 
 def test_committed_comparison_and_key_changes_read_again(committed):
     assert committed["comparison"] == jf.comparison_rows(committed)
+    assert committed["changes"] == jf.changes(committed)
+    assert all(s["at_5"] == 1.0 for s in committed["judged_share"].values())  # the pool went 5 deep
     qids = [q["id"] for q in json.loads(rj.POOL.read_text(encoding="utf-8"))["questions"]]
     gold = Qrels.from_trec(rj.RUNS["bm25"] / "qrels.trec")
     assert committed["key_changes"] == rj.gold_against_judgments(gold, Qrels.from_trec(rj.ROUND / "qrels.trec"), qids)
