@@ -159,8 +159,11 @@ def test_committed_comparison_and_key_changes_read_again(committed):
     assert committed["key_changes"] == rj.gold_against_judgments(gold, Qrels.from_trec(rj.ROUND / "qrels.trec"), qids)
     for block in committed["regimes"].values():
         assert block["n"] + len(block["left_out"]) == len(qids) == committed["key_changes"]["n_questions"]
-    text = jf.judging_text(committed)
+    text, table = jf.judging_text(committed), jf.judging_table(committed)
     assert fmt.num(committed["agreement"]["unweighted"]["kappa"]) in text and len(_sentences(text)) <= 5
+    for regime in jf.REGIMES:  # the sentence's differences are the table's
+        diff = fmt.signed(jf.comparison(committed, regime, jf.HEADLINE_MEASURE).diff)
+        assert diff in text and diff in table
 
 
 def test_a_changed_pool_is_refused_before_anything(tmp_path, monkeypatch):
