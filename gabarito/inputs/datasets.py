@@ -19,7 +19,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
 
-from gabarito.paths import ROOT  # noqa: E402
+from gabarito.paths import CACHE, ROOT  # noqa: E402
 MANIFEST = ROOT / "data" / "datasets.json"
 MIRROR_ENV = "GABARITO_DATA_MIRROR"
 DATA_DIR_ENV = "GABARITO_DATA_DIR"
@@ -33,7 +33,7 @@ def load_manifest(path: str | Path = MANIFEST) -> dict:
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get(DATA_DIR_ENV) or ROOT / ".cache" / "data")
+    return Path(os.environ.get(DATA_DIR_ENV) or CACHE / "data")
 
 
 def fetch(name: str, *, mirror: str | Path | None = None, dest: str | Path | None = None,

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from gabarito.errors import GabaritoError
+from gabarito.publish.packages import add_package_downloads
 from gabarito.publish.site.enhance import copy_downloads, enhance_pages
 from gabarito.publish.site.execute import run_notebooks, say
 from gabarito.publish.site.gold import ALLOW_DIRTY_ENV, allow_dirty_default, check_clean, check_gold
@@ -61,7 +62,7 @@ def _finish(root: Path, built: Path, cfg: dict) -> str:
     stripped = strip_cdn_scripts(built)
     figures = install_plotly(built)
     enhance_pages(built, navigation(cfg, root))
-    files = copy_downloads(root, built)
+    files = copy_downloads(root, built) + add_package_downloads(root, built)
     check_markup(built)
     check_offline(built)
     return f"{figures} page(s) with figures, {files} download(s)" + (f", {stripped} CDN tag(s) removed" if stripped else "")

@@ -17,13 +17,13 @@ from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
-from gabarito.paths import ROOT
+from gabarito.paths import CACHE
 
 CACHE_ENV = "GABARITO_CACHE_DIR"
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or ROOT / ".cache")
+    return Path(os.environ.get(CACHE_ENV) or CACHE)
 
 
 @dataclass(frozen=True)
