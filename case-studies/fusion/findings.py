@@ -6,7 +6,8 @@ The page asks: does ArcadeDB's own RRF give the same lists (:func:`identity_tota
 much, significantly (:func:`against_baseline`, :func:`comparison_rows`, :func:`verdicts`); how much
 k matters (:func:`k_rows`, :func:`k_summary`); which weights the cross-fitting chose
 (:func:`tuning_rows`); what one round trip costs against three (:func:`latency_rows`,
-:func:`latency_summary`). :func:`headline` is what the page's first screen states.
+:func:`latency_summary`). :func:`headline` and :func:`essentials` are what the page's first screen
+("O essencial") states.
 
 Each set's score block is read as a :class:`~gabarito.measure.report.Report`; a fusion is
 "above" or "below" the baseline when its Holm-corrected test against it says so at the report's
@@ -21,6 +22,8 @@ from gabarito.measure.report import Comparison, Report
 
 #: A relative score gap below this is "below one millionth" (rounding of 32-bit sums).
 GAP_FLOOR = 1e-6
+#: The two searches every fusion reads (each set stores their means, untested).
+SINGLES = ("bm25", "dense")
 
 
 def sets(results: Mapping) -> Iterator[tuple[str, str, Mapping]]:
@@ -172,15 +175,15 @@ def latency_rows(results: Mapping) -> list[dict]:
 
 
 def latency_summary(results: Mapping) -> dict:
-    """The latency rows, the invalid ones (load above the study's limit), their peak load, and
-    the row the figure shows (the study's depth, else the deepest of the first corpus)."""
+    """The latency rows, the valid ones (the only ones a page shows), the invalid ones (load above
+    the study's limit), their peak load, and the row the figure shows (the study's depth, else the deepest of the first corpus)."""
     rows = latency_rows(results)
     params = results["provenance"]["parameters"]
     invalid = [r for r in rows if not r["valid"]]
     shown = next((r for r in rows if r["depth"] == params["depth"]), None)
     if shown is None and rows:
         shown = max(rows, key=lambda x: (x["corpus"] == params["corpora"][0], x["depth"]))
-    return {"rows": rows, "invalid": invalid, "peak_load": max((r["peak_load_1min"] for r in invalid), default=None),
+    return {"rows": rows, "valid": [r for r in rows if r["valid"]], "invalid": invalid, "peak_load": max((r["peak_load_1min"] for r in invalid), default=None),
             "max_load": invalid[0]["max_load"] if invalid else None,
             "cpu_count": invalid[0]["cpu_count"] if invalid else None, "figure": shown}
 
@@ -199,3 +202,28 @@ def headline(results: Mapping, measure: str = "nDCG@10") -> dict:
             "n_sets": v["n_sets"], "better": len(v["better_sets"]), "worse": len(v["worse_sets"]),
             "baseline_k": baseline_k(results), "latency": at_depth[0] if at_depth else None,
             "latency_valid": all(r["valid"] for r in at_depth)}
+
+
+def essentials(results: Mapping, measure: str = "nDCG@10") -> dict:
+    """The numbers of "O essencial": ``identity`` (:func:`identity_totals`); ``exceptions``, the
+    comparison rows (:func:`comparison_rows`) of the sets where some fusion is significantly above
+    the baseline, each with ``singles`` (the means of :data:`SINGLES`), ``best_single`` and
+    ``baseline_below_best_single``; ``others``, the remaining rows, and ``others_top``, the one
+    among them with the largest best difference (None when there is none); ``k_steady``, the
+    sets where no k differs significantly from the baseline's, and ``k_steady_spread``, the
+    widest spread among them (None when there is none); ``n_tested``, how many fusions are tested."""
+    rows = comparison_rows(results, measure)
+    by_set = {(c, k): r for c, k, r in sets(results)}
+    exceptions = []
+    for row in (r for r in rows if r["above"]):
+        singles = {m: by_set[row["corpus"], row["set"]]["metrics"][m][measure] for m in SINGLES}
+        best_single = max(singles, key=lambda m: (singles[m], m))
+        exceptions.append({**row, "singles": singles, "best_single": best_single,
+                           "baseline_below_best_single": row["baseline"] < singles[best_single]})
+    others = [r for r in rows if not r["above"]]
+    steady = [r for r in k_rows(results, measure) if not r["significant"]]
+    return {"identity": identity_totals(results), "measure": measure, "n_sets": len(rows),
+            "baseline_k": baseline_k(results), "n_tested": len(tested(results, measure)),
+            "exceptions": exceptions, "others": others,
+            "others_top": max(others, key=lambda r: r["diff"]) if others else None,
+            "k_steady": steady, "k_steady_spread": max((r["spread"] for r in steady), default=None)}

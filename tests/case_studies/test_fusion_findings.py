@@ -146,3 +146,38 @@ def test_committed_headline_equals_the_tables():
         assert r["above"] == sorted(m for m, c in r["tests"].items() if c.significant and c.diff > 0)
     lat = [r for r in findings.latency_rows(res) if r["depth"] == res["provenance"]["parameters"]["depth"]]
     assert h["latency"] == (lat[0] if lat else None)
+
+
+def test_essentials_split_the_sets_where_a_fusion_wins_from_the_others(two_sets):
+    for (corpus, key), (bm25, dense) in {("adi", "adi"): (0.2, 0.6), ("social", "main"): (0.5, 0.4)}.items():
+        metrics = two_sets["corpora"][corpus]["sets"][key]["metrics"]
+        metrics["bm25"], metrics["dense"] = {"nDCG@10": bm25}, {"nDCG@10": dense}
+    e = findings.essentials(two_sets)
+    assert (e["n_sets"], e["baseline_k"], e["n_tested"]) == (2, 60, 5)
+    (exc,) = e["exceptions"]
+    assert (exc["set"], exc["best"], exc["best_single"]) == ("adi", "linear_cv", "dense")
+    assert exc["singles"] == {"bm25": 0.2, "dense": 0.6} and exc["baseline_below_best_single"]   # 0.55 < 0.6
+    assert [r["set"] for r in e["others"]] == ["main"] and e["others_top"]["set"] == "main"
+    assert [r["set"] for r in e["k_steady"]] == ["main"] and e["k_steady_spread"] == pytest.approx(0.15)
+    assert e["identity"] == findings.identity_totals(two_sets)
+
+
+def test_essentials_with_no_exception_and_no_steady_k(two_sets):
+    del two_sets["corpora"]["adi"]
+    two_sets["provenance"]["parameters"]["corpora"] = ["social"]
+    e = findings.essentials(two_sets)
+    assert e["exceptions"] == [] and [r["set"] for r in e["others"]] == ["main"]
+    assert e["k_steady_spread"] == pytest.approx(0.15)
+    lat = findings.latency_summary(two_sets)
+    assert lat["valid"] == [] and lat["rows"] == []
+
+
+def test_committed_essentials_agree_with_the_headline():
+    from gabarito.publish.provenance import load_results
+
+    res = load_results(REPO / "case-studies" / "fusion")
+    h, e = findings.headline(res), findings.essentials(res)
+    assert len(e["exceptions"]) == h["better"] and len(e["exceptions"]) + len(e["others"]) == h["n_sets"]
+    assert all(not r["significant"] or r["diff"] <= 0 for r in e["others"])
+    lat = findings.latency_summary(res)
+    assert lat["valid"] == [r for r in lat["rows"] if r["valid"]]
