@@ -3,8 +3,9 @@
 without the pairs both assessors gave 0 (:func:`kappa_drop`, :func:`kappa_band`), how the third
 assessor decided (:func:`adjudication`), how packet 21's new grades moved (:func:`regrade_drift`),
 the fusion against the best single method under every regime and tie-break
-(:func:`fusion_by_regime`, :func:`fusion_by_tiebreak`) and how much the tie-break rule changes the
-metrics (:func:`tiebreak_sensitivity`).
+(:func:`fusion_by_regime`, :func:`fusion_by_tiebreak`), how much the tie-break rule changes the
+metrics (:func:`tiebreak_sensitivity`), and what the page's "O essencial" states, with its 95%
+intervals (:func:`essential`; a share's interval by :func:`wilson`).
 
 Score blocks (a regime's metrics and paired tests) are read through
 :class:`gabarito.measure.report.Report`, and the fusion's verdict is the flagship's
@@ -14,14 +15,16 @@ threshold a sentence depends on is stated once, below; the page writes the words
 
 from __future__ import annotations
 
+from math import sqrt
 from typing import Mapping, Sequence
 
 from gabarito.measure.report import Report
 from gabarito.publish.verdicts import span
 from studies.benchmark_rrf.findings import SINGLES, FusionVerdict, fusion_verdict
 
-__all__ = ["KAPPA_BANDS", "LEANS_HIGH", "MAX_LIKE", "MEASURE", "MECHANICAL", "adjudication", "fusion_by_regime",
-           "fusion_by_tiebreak", "headline", "kappa_band", "kappa_drop", "regrade_drift", "tiebreak_sensitivity"]
+__all__ = ["KAPPA_BANDS", "LEANS_HIGH", "MAX_LIKE", "MEASURE", "MECHANICAL", "adjudication", "essential",
+           "fusion_by_regime", "fusion_by_tiebreak", "headline", "kappa_band", "kappa_drop", "regrade_drift",
+           "tiebreak_sensitivity", "wilson"]
 
 #: The measure the headline and the fusion tables read.
 MEASURE = "nDCG@10"
@@ -37,6 +40,8 @@ LEANS_HIGH = 0.6
 #: third assessor's.
 TIEBREAK_REGIMES = ("graded", "full")
 MECHANICAL = ("min", "max")
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
 
 
 def _fused(results: Mapping) -> str:
@@ -157,3 +162,50 @@ def tiebreak_sensitivity(results: Mapping, methods: Sequence[str], rules: Sequen
                         largest = {"diff": diff, "set": s, "regime": r, "rule": k, "method": m}
     return {"rows": rows, "order_changed": changed,
             "n_combinations": len(results["sets"]) * len(TIEBREAK_REGIMES) * len(MECHANICAL), "largest": largest}
+
+
+def wilson(part: int, whole: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval (95% by default) of the share ``part / whole``; ``(0, 1)`` for an
+    empty whole."""
+    if whole == 0:
+        return (0.0, 1.0)
+    p, z2 = part / whole, z * z
+    centre = (p + z2 / (2 * whole)) / (1 + z2 / whole)
+    half = z * sqrt(p * (1 - p) / whole + z2 / (4 * whole * whole)) / (1 + z2 / whole)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _kappa(block: Mapping) -> dict:
+    k = block["linear"]
+    return {"kappa": k["kappa"], "ci95": tuple(k["ci95"]), "band": kappa_band(k["kappa"]), "n_pairs": block["n_pairs"]}
+
+
+def essential(results: Mapping, measure: str = MEASURE) -> dict:
+    """What the chapter's "O essencial" states, each figure with its 95% interval.
+
+    ``{"n_pairs": pairs of packets 01 to 20, "sets", "order_changed" (as :func:`headline`),
+    "kappa_all", "kappa_nonzero": {"kappa", "ci95", "band", "n_pairs"} (the round's linearly
+    weighted kappa over all pairs, and without the pairs both gave 0), "bm25": {"misses",
+    "acceptable", "share", "ci95"} (BM25's wrong first places judged acceptable, Wilson interval),
+    "first_set": {"set", "changed", "bm25_single", "bm25_graded" (BM25's place, 1-based, by
+    ``measure``), "best_graded", "fusion": the fusion against the best single method, graded},
+    "adjudication": {"higher", "n", "share", "kind"}, "tiebreak": {"changed", "n"} (combinations
+    whose order changes under min(A, B) or max(A, B), of all)}``; the first set is the flagship's."""
+    h = headline(results, measure)
+    first = h["sets"][0]
+    regimes = results["sets"][first]["regimes"]
+    single, graded = regimes["single"]["order"][measure], regimes["graded"]["order"][measure]
+    methods = results["provenance"]["parameters"]["methods"]
+    sens = tiebreak_sensitivity(results, methods, ("adjudicated",) + MECHANICAL, measure)
+    adj = adjudication(results["adjudication"])
+    misses, ok = h["bm25_misses"], h["bm25_acceptable"]
+    return {"n_pairs": results["n_pairs"], "sets": h["sets"], "order_changed": h["order_changed"],
+            "kappa_all": _kappa(results["agreement"]), "kappa_nonzero": _kappa(results["agreement"]["either_nonzero"]),
+            "bm25": {"misses": misses, "acceptable": ok, "share": ok / misses if misses else 0.0,
+                     "ci95": wilson(ok, misses)},
+            "first_set": {"set": first, "changed": first in h["order_changed"],
+                          "bm25_single": single.index("bm25") + 1, "bm25_graded": graded.index("bm25") + 1,
+                          "best_graded": graded[0],
+                          "fusion": fusion_by_regime(results, ["graded"], measure)[first]["graded"]},
+            "adjudication": {**h["adjudication"], "share": adj["share"], "kind": adj["kind"]},
+            "tiebreak": {"changed": len(sens["order_changed"]), "n": sens["n_combinations"]}}

@@ -149,3 +149,32 @@ def test_committed_fusion_tables_agree_with_the_stored_tests(committed):
         assert v.comparison.p_holm == t["p_holm"]
         assert v.comparison.diff == pytest.approx(x["regimes"]["graded"]["metrics"][F]["nDCG@10"]
                                                   - x["regimes"]["graded"]["metrics"][v.single]["nDCG@10"])
+
+
+def test_wilson_interval_of_a_share():
+    lo, hi = findings.wilson(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(findings.Z95 ** 2 / (10 + findings.Z95 ** 2))
+    lo, hi = findings.wilson(5, 10)
+    assert lo == pytest.approx(1 - hi) and lo == pytest.approx(0.2366, abs=1e-4)
+    assert findings.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_essential_is_the_tables_numbers(committed):
+    e = findings.essential(committed)
+    h = findings.headline(committed)
+    assert e["n_pairs"] == committed["n_pairs"] and e["order_changed"] == h["order_changed"]
+    assert e["kappa_all"]["kappa"] == committed["agreement"]["linear"]["kappa"]
+    assert e["kappa_nonzero"]["ci95"] == tuple(committed["agreement"]["either_nonzero"]["linear"]["ci95"])
+    assert e["kappa_nonzero"]["band"] == findings.kappa_drop(committed)["nonzero"]["band"]
+    b = e["bm25"]
+    assert (b["misses"], b["acceptable"]) == (h["bm25_misses"], h["bm25_acceptable"])
+    assert b["ci95"][0] < b["share"] < b["ci95"][1]
+    first = e["first_set"]
+    assert first["set"] == "main" and first["changed"] == ("main" in h["order_changed"])
+    graded = committed["sets"]["main"]["regimes"]["graded"]["order"]["nDCG@10"]
+    assert graded[first["bm25_graded"] - 1] == "bm25" and first["best_graded"] == graded[0]
+    assert first["fusion"] == findings.fusion_by_regime(committed, ["graded"])["main"]["graded"]
+    assert e["adjudication"]["n"] == committed["adjudication"]["n"]
+    sens = findings.tiebreak_sensitivity(committed, committed["provenance"]["parameters"]["methods"],
+                                         ["adjudicated", "min", "max"])
+    assert e["tiebreak"] == {"changed": len(sens["order_changed"]), "n": sens["n_combinations"]}
