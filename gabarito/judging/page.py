@@ -38,10 +38,12 @@ def page_html(pool: Mapping, pool_sha256: str, assessor: str, guide_markdown: st
     if not assessor:
         raise GabaritoError("the assessor needs a name (--assessor)")
     questions = [{"id": q["id"], "text": q["text"],
-                  "candidates": [{"pair": c["pair"], "doc": c["doc"], "title": c.get("title") or "",
-                                  "text": c.get("text") or ""} for c in q["candidates"]]}
+                  "candidates": [{"pair": c["pair"], "doc": c["doc"], "title": c.get("title") or ""}
+                                 for c in q["candidates"]]}
                  for q in pool["questions"]]
-    data = {"pool_sha256": pool_sha256, "assessor": assessor, "questions": questions}
+    # each document once, as escaped HTML (Markdown rendered: headings, lists, tables)
+    docs = {c["doc"]: to_html(c.get("text") or "") for q in pool["questions"] for c in q["candidates"]}
+    data = {"pool_sha256": pool_sha256, "assessor": assessor, "questions": questions, "docs": docs}
     template = (ASSETS / "judge.html").read_text(encoding="utf-8")
     parts = {
         "__CSS__": (ASSETS / "judge.css").read_text(encoding="utf-8"),

@@ -124,3 +124,10 @@ def test_grading_by_keystrokes_survives_a_reload_and_exports_the_grades(pool_pat
     assert exported["pool_sha256"] == sha and exported["assessor"] == "Ana" and exported["complete"] is True
     assert read_grades(files[0], pool, sha) == ("Ana", want)
     assert requested and all(u.startswith(("file:", "blob:", "data:")) for u in requested), requested
+
+
+def test_documents_render_as_escaped_markdown_with_their_tables():
+    out = to_html("# Prazos\n\nTexto <script>x</script>.\n\n| Regra | Prazo |\n|---|---|\n| Troca | 30 <b>dias</b> |\n")
+    assert "<table><thead><tr><th>Regra</th><th>Prazo</th></tr></thead>" in out
+    assert "<td>30 &lt;b&gt;dias&lt;/b&gt;</td>" in out and "<script>" not in out
+    assert to_html("linha simples") == "<p>linha simples</p>"

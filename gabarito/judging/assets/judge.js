@@ -55,7 +55,7 @@
     var it = items[i];
     $("pergunta").textContent = it.q.text;
     $("titulo").textContent = it.c.title || it.c.doc;
-    $("texto").textContent = it.c.text;
+    $("texto").innerHTML = data.docs[it.c.doc] || "";  // escaped HTML, made by gabarito.judging.markdown
     $("texto").scrollTop = 0;
     $("posicao").textContent = "Pergunta " + (it.qi + 1) + " de " + data.questions.length +
       " · documento " + (it.ci + 1) + " de " + it.q.candidates.length + " desta pergunta";
