@@ -101,6 +101,9 @@ def _add_evaluate(sub) -> None:
                                       "questions have several relevant documents or graded judgments)")
     p.add_argument("--qrels", type=Path, help="TREC qrels (qid iter doc grade); --evaluation is then a TREC "
                                               "topics file (<top><num>...<title>...)")
+    from gabarito.retrieval.device import add_device_argument
+
+    add_device_argument(p)
 
 
 def _add_compare(sub) -> None:
@@ -155,7 +158,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         queries = load_evaluation(args.evaluation, documents)
     record = run_evaluation(documents, queries, config, arcadedb_url=args.arcadedb_url, db_dir=args.db_dir,
-                            documents_path=args.documents, evaluation_path=args.evaluation)
+                            documents_path=args.documents, evaluation_path=args.evaluation, device=args.device)
     run_id = unique_run_id(record, args.log, args.log.parent, warn=_warn)  # same config, same second: -2, ...
     paths = write_run(record, args.out if args.out is not None else args.log.parent / run_id, args.log)
     from gabarito.publish import run_page

@@ -98,18 +98,18 @@ def _pipeline(cfg: EvalConfig, retrievers: dict, second: SecondReading | None) -
     return Pipeline(cfg.method, [retrievers[cfg.method]], second=second)
 
 
-def _reader(cfg: EvalConfig, reranker):
+def _reader(cfg: EvalConfig, reranker, device: str | None = None):
     if not cfg.reranker and reranker is None:
         return None
     from gabarito.retrieval.rerank import load_reranker
 
-    return reranker if reranker is not None else load_reranker(cfg.reranker)
+    return reranker if reranker is not None else load_reranker(cfg.reranker, device=device)
 
 
 def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *, encoder=None,
                    cache=None, arcadedb_url: str | None = None, db_dir: str | Path | None = None,
                    documents_path: str | Path | None = None, evaluation_path: str | Path | None = None,
-                   echo: Echo | None = _echo_default, reranker=None) -> dict:
+                   echo: Echo | None = _echo_default, reranker=None, device: str | None = None) -> dict:
     """Search every query and return the run record (see the module docstring).
 
     ``encoder`` (anything with the :class:`gabarito.retrieval.models.TextEncoder` interface) replaces
@@ -117,7 +117,9 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
     :class:`gabarito.retrieval.models.EmbeddingCache` (the default one when ``None``). ``arcadedb_url``
     and ``db_dir`` choose the ArcadeDB server (the embedded one lives under ``db_dir``). ``echo``
     receives progress lines (None: silent). ``reranker`` (a reader object) replaces loading
-    ``config.reranker``.
+    ``config.reranker``. ``device`` is where the models run (``auto``: the GPU when torch sees one,
+    :func:`gabarito.retrieval.device.choose_device`); it is recorded with each model's provenance and
+    never changes the run's id.
     """
     started = time.perf_counter()
     echo = echo or (lambda _text: None)
@@ -141,7 +143,7 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
     vectors = model_prov = cache_report = None
     if cfg.uses_vectors:
         if encoder is None:
-            encoder = load_encoder(cfg.model)
+            encoder = load_encoder(cfg.model, device=device)
         elif encoder.model_id != cfg.model:
             raise GabaritoError(f"the encoder given is {encoder.model_id!r} but the config names {cfg.model!r}")
         vectors, query_vectors, cache_report = _encode(encoder, cache, chunks, queries, cfg, echo, timings)
@@ -150,7 +152,7 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         model_prov["fingerprint"] = model_fingerprint(encoder)  # weights + every setting that changes a vector
         model_prov["settings"] = fingerprint_parts(encoder)["settings"]  # what compare names when it differs
 
-    reader = _reader(cfg, reranker)
+    reader = _reader(cfg, reranker, device)
     t0 = time.perf_counter()
     with open_retrievers(chunks, vectors, encoder, model_prov, cfg, url=arcadedb_url, db_dir=db_dir,
                          echo=echo) as (retrievers, engine_info):

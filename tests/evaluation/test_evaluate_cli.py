@@ -158,3 +158,17 @@ def test_total_time_includes_the_intervals(corpus, isolated):
     t = logged(log)[-1]["timings"]
     steps = sum(v for k, v in t.items() if k != "total_s")
     assert t["summary_s"] > 0 and t["total_s"] >= steps
+
+
+def test_device_auto_runs_where_torch_sees_a_gpu_and_is_recorded_not_hashed(corpus, isolated, capsys):
+    from gabarito.retrieval.device import choose_device
+
+    log = isolated / "runs" / "log.jsonl"
+    assert evaluate(corpus, log, "--device", "auto", "--label", "auto") == 0
+    assert evaluate(corpus, log, "--device", "cpu", "--label", "auto") == 0
+    auto, cpu = logged(log)
+    assert auto["model"]["device"] == choose_device("auto") and cpu["model"]["device"] == "cpu"
+    assert auto["run_id"].split("-")[-1] == cpu["run_id"].split("-")[-1]  # the device is not a setting of the run
+    assert evaluate(corpus, log, "--device", "tpu") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and "tpu" in err[-1] and len(logged(log)) == 2  # one line, nothing logged
