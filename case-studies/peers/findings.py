@@ -2,10 +2,12 @@
 verdicts, no sentences.
 
 ``bm25.json`` (BM25 engines and ArcadeDB's stages), ``vectors.json`` (vector engines),
-``encoders.json`` (torch vs ONNX Runtime) and ``budget.json`` (cold and warm runs). Every
-function returns numbers and keys; the page writes the sentences. :func:`headline` is what the
-page's first screen states; the choices (which load makes timings invalid, which engines store
-lengths lossily, the targets) are constants below, stated once.
+``encoders.json`` (torch vs ONNX Runtime), ``budget.json`` (cold and warm runs) and
+``measures.json`` (evaluation speed). Every function returns numbers and keys; the page writes the
+sentences. :func:`essential` is what the page's first screen states, per thousand documents and
+per question; :func:`headline` is what the home page states. The choices (which load makes timings
+invalid, which engines store lengths lossily) are constants below, stated once. The project's own
+rebuild budget (targets, totals) is ``scripts/rebuild_budget.py``'s, not the page's.
 """
 
 from __future__ import annotations
@@ -124,18 +126,6 @@ def vector_rows(vectors: Mapping) -> list[dict]:
     return out
 
 
-def vector_curves(vectors: Mapping) -> dict[int, dict[str, list[dict]]]:
-    """The rows of :func:`vector_rows` as curves: by size (ascending), by engine (in the order
-    the results list them), the points by search width (an exact engine's one point first)."""
-    rows = vector_rows(vectors)
-    out: dict[int, dict[str, list[dict]]] = {}
-    for n in sorted({r["n"] for r in rows}):
-        engines = dict.fromkeys(r["engine"] for r in rows if r["n"] == n)
-        out[n] = {e: sorted((r for r in rows if r["n"] == n and r["engine"] == e), key=lambda r: r["width"] or 0)
-                  for e in engines}
-    return out
-
-
 def vector_floor(vectors: Mapping) -> list[dict]:
     """Per size: the HTTP floor and ArcadeDB's kNN median over it, per width."""
     out = []
@@ -195,61 +185,6 @@ def budget_rows(budget: Mapping) -> list[dict]:
     return out
 
 
-def committed_rows(budget: Mapping) -> list[dict]:
-    """Studies not run here: the committed (warm) run's wall time and categories."""
-    return [{"study": s, "wall_s": r.get("wall_s"), "categories": by_category(r.get("phases_s"))}
-            for s, r in budget["not_run_committed"].items() if r.get("wall_s") is not None]
-
-
-def encode_estimate_s(n_texts: int, encoders: Mapping, model: str) -> float:
-    """Seconds to encode ``n_texts`` passages with ``model`` at the fastest measured ONNX setting
-    (median round): the basis of the cold estimate for a study that was not run cold here."""
-    m = encoders["models"][model]
-    return n_texts / m["settings"][m["fastest_onnx_setting"]]["passages_per_s_median"]
-
-
-#: The targets of the cost page (issue 14): the whole report cold, warm, and a site rebuild with no change.
-TARGETS = {"cold_total_s": 45 * 60, "warm_total_s": 3 * 60, "site_no_change_s": 15}
-
-
-def classic_encode_estimate_s(bm25: Mapping, encoders: Mapping) -> float:
-    """The classic-collections study encodes every document and query with both models; at the
-    fastest measured ONNX rate (CISI passages), that many texts take this many seconds."""
-    texts = sum(c["n_docs"] + c["n_queries"] for c in bm25["collections"].values())
-    return sum(encode_estimate_s(texts, encoders, model) for model in encoders["models"])
-
-
-def budget_summary(budget: Mapping, encoders: Mapping, bm25: Mapping, backend: str = "auto") -> dict:
-    """Per study, cold and warm seconds and how each is known: ``measured`` here, or from the
-    committed (warm) run, with the classic collections' cold run estimated from the encoding
-    rate (:func:`classic_encode_estimate_s`); the totals and the targets beside them."""
-    rows = []
-    for study, runs in budget["measured"].items():
-        cold, warm = runs.get(f"cold_{backend}") or {}, runs.get(f"warm_{backend}") or {}
-        torch = runs.get("cold_torch") or {}
-        rows.append({"study": study, "cold_s": cold.get("wall_s"), "warm_s": warm.get("wall_s"),
-                     "cold_torch_s": torch.get("wall_s"), "cold_basis": "measured", "warm_basis": "measured"})
-    for r in committed_rows(budget):
-        extra = classic_encode_estimate_s(bm25, encoders) if r["study"] == "standard_collections" else None
-        rows.append({"study": r["study"], "warm_s": r["wall_s"], "warm_basis": "committed",
-                     "cold_s": r["wall_s"] + (extra or 0.0), "cold_torch_s": None,
-                     "cold_basis": "estimated_encoding" if extra else "committed_no_encoding"})
-    cold = sum(r["cold_s"] or 0.0 for r in rows)
-    warm = sum(r["warm_s"] or 0.0 for r in rows)
-    site = budget.get("site") or {}
-    return {"rows": rows, "cold_total_s": cold, "warm_total_s": warm, "site_no_change_s": site.get("no_change_s"),
-            "site_first_s": site.get("first_s"), "targets": TARGETS,
-            "met": {"cold": cold <= TARGETS["cold_total_s"], "warm": warm <= TARGETS["warm_total_s"],
-                    "site": site.get("no_change_s") is not None and site["no_change_s"] <= TARGETS["site_no_change_s"]},
-            "slowest_warm": max(rows, key=lambda r: r["warm_s"] or 0.0)["study"] if rows else None}
-
-
-def slowest_categories(budget: Mapping, study: str, n: int = 3) -> list[tuple[str, float]]:
-    """The ``n`` costliest phase categories of a study's committed run (what holds its warm time)."""
-    phases = (budget["not_run_committed"].get(study) or {}).get("phases_s")
-    return sorted(by_category(phases).items(), key=lambda kv: -kv[1])[:n]
-
-
 def vector_summary(vectors: Mapping, width: int = 100) -> dict:
     """At the largest size ArcadeDB ran and the given width: each engine's qps ratio to ArcadeDB
     and recall@10, ArcadeDB's own recall and qps."""
@@ -298,12 +233,9 @@ def largest_collection(bm25: Mapping) -> dict:
 def vector_setup(vectors: Mapping, bm25: Mapping) -> dict:
     """How the synthetic vectors were made: the collection whose document vectors seed them,
     how many vectors and judged queries it has, the model and its dimension, the sample the
-    ONNX Runtime was checked on, the graph parameters and the search widths.
-
-    ``vectors.json`` names the seed collection in its corpus description (``"npl all-MiniLM..."``)
-    and does not record its counts; they are the collection's, as ``bm25.json`` of the same study
-    records them (``n_docs``, ``n_queries``: every judged query). A ``collection``, ``n_base`` or
-    ``n_queries`` recorded in the corpus block is used first."""
+    ONNX Runtime was checked on, the graph parameters and the search widths. The seed collection
+    is named in the corpus description (``"npl all-MiniLM..."``), its counts read from ``bm25.json``
+    unless the corpus block records ``collection``, ``n_base`` or ``n_queries``."""
     prov = vectors["provenance"]
     corpus, model, params = prov["corpus"], prov["model"], prov["parameters"]
     collection = corpus.get("collection") or corpus["base"].split()[0]
@@ -344,10 +276,10 @@ def headline(bm25: Mapping, vectors: Mapping, encoders: Mapping, budget: Mapping
     vs = vector_summary(vectors)
     vs = {**vs, "engines": {e: v for e, v in vs["engines"].items() if e in HEADLINE_VECTOR_PEERS}}
     floor = next(r for r in vector_floor(vectors) if r["n"] == vs["n"] and r["width"] == vs["width"])
-    flag = next((r for r in budget_summary(budget, encoders, bm25)["rows"]
-                 if r["study"] == FLAGSHIP and r["cold_basis"] == "measured"), None)
-    if flag and not (flag["cold_s"] and flag["cold_torch_s"]):
-        flag = None
+    runs = budget["measured"].get(FLAGSHIP) or {}
+    cold, warm, torch = (runs.get(k) or {} for k in ("cold_auto", "warm_auto", "cold_torch"))
+    flag = {"study": FLAGSHIP, "cold_s": cold["wall_s"], "warm_s": warm.get("wall_s"),
+            "cold_torch_s": torch["wall_s"]} if cold.get("wall_s") and torch.get("wall_s") else None
     return {"encoder": enc, "bm25": bm25_summary(bm25), "vectors": vs, "floor": floor, "flagship": flag}
 
 
@@ -362,3 +294,106 @@ def arcadedb_bm25_word(summary: Mapping) -> str:
     if ratios and all(r < 1 for r in ratios):
         return "mais"
     return "ora mais, ora menos"
+
+
+# -- per thousand documents, per question (the page's first screen) ----------------------------------
+
+#: The page speaks per this many documents (or vectors).
+PER = 1000
+#: The small model set beside :data:`HEADLINE_MODEL`.
+SMALL_MODEL = "minilm"
+
+
+def encode_costs(encoders: Mapping) -> list[dict]:
+    """Per model and setting: seconds to encode :data:`PER` passages (median round, and the
+    fastest and slowest rounds), the ratio of passages per second to torch, and whether the
+    vectors equal torch's (``None`` for torch itself)."""
+    n = encoders["provenance"]["corpus"]["passages"]
+    out = []
+    for model, m in encoders["models"].items():
+        for setting, s in m["settings"].items():
+            vs = s.get("vs_torch")
+            out.append({"model": model, "model_id": encoders["provenance"]["model"][model]["model_id"],
+                        "setting": setting, "s_per": PER / s["passages_per_s_median"],
+                        "rounds": (PER * min(s["seconds"]) / n, PER * max(s["seconds"]) / n),
+                        "ratio": s["ratio_to_torch_median"], "fastest": setting == m["fastest_onnx_setting"],
+                        "same_vectors": None if vs is None else bool(vs.get("equivalent", vs.get("top10_identical")))})
+    return out
+
+
+def bm25_index_costs(bm25: Mapping, collection: str) -> list[dict]:
+    """Per engine (ArcadeDB first): seconds to index :data:`PER` documents of ``collection``."""
+    c = bm25["collections"][collection]
+    return [{"engine": e, "s_per": c["engines"][e]["build_s"] / c["n_docs"] * PER, "n_docs": c["n_docs"]}
+            for e in ("arcadedb", *BM25_PEERS)]
+
+
+def vector_index_costs(vectors: Mapping, n: int | None = None, width: int = 100) -> list[dict]:
+    """At ``n`` vectors (default: the most ArcadeDB was built with), per graph engine (ArcadeDB
+    first) and FAISS's exact index: seconds to build and MB the memory grew, per :data:`PER`
+    vectors (ArcadeDB: its server from idle to built, loading by HTTP included), recall@10 and the
+    qps ratio to ArcadeDB at ``width`` (None without ArcadeDB); ``raw_mb``: :data:`PER` vectors of
+    the recorded dimension as 32-bit numbers (arithmetic, not measured)."""
+    sizes = vectors["sizes"]
+    n = n or max(int(k) for k, st in sizes.items() if st.get("arcadedb"))
+    st, dim = sizes[str(n)], vectors["provenance"]["model"]["dim"]
+    rows = {(r["engine"], r["width"]): r for r in vector_rows(vectors) if r["n"] == n}
+    mem = (st.get("arcadedb") or {}).get("memory_mb") or {}
+    out = []
+    for engine in ("arcadedb_vector", *HEADLINE_VECTOR_PEERS, "faiss_flat"):
+        r = rows.get((engine, width)) or rows.get((engine, None))
+        if r is None:
+            continue
+        grown = (mem["after_build"]["rss_mb"] - mem["idle"]["rss_mb"] if "idle" in mem else None) \
+            if engine == "arcadedb_vector" else st["engines"][engine].get("rss_growth_mb")
+        out.append({"n": n, "engine": engine, "build_s_per": (r["build_s"] or 0.0) / n * PER,
+                    "memory_mb_per": None if grown is None else grown / n * PER, "recall": r["recall"],
+                    "ratio": r["ratio"] if ("arcadedb_vector", width) in rows else None,
+                    "exact": r["width"] is None, "raw_mb": PER * dim * 4 / 1e6})
+    return out
+
+
+def cache_gain(budget: Mapping) -> dict | None:
+    """The flagship's encoding seconds from nothing and again with its vectors cached (ONNX
+    Runtime), and its whole run both ways; None when not measured."""
+    runs = budget["measured"].get(FLAGSHIP) or {}
+    cold, warm = runs.get("cold_auto"), runs.get("warm_auto")
+    if not (cold and warm) or "failed" in cold or "failed" in warm:
+        return None
+    c, w = by_category(cold["phases_s"]), by_category(warm["phases_s"])
+    return {"study": FLAGSHIP, "encode_cold_s": c.get("encode"), "encode_warm_s": w.get("encode"),
+            "cold_s": cold["wall_s"], "warm_s": warm["wall_s"]}
+
+
+def evaluation_cost(measures: Mapping) -> list[dict]:
+    """Per synthetic run (by size): queries, rows, gabarito's median seconds, ir_measures' over it,
+    the largest per-query difference between the two on any measure."""
+    out = []
+    for name, c in measures["collections"].items():
+        tools = c["tools"]
+        agree = c.get("agreement_with_ir_measures") or {}
+        out.append({"name": name, "queries": c["queries"], "rows": c["rows"], "gabarito_s": tools["gabarito"]["median_s"],
+                    "ir_measures_ratio": (tools.get("ir_measures") or {}).get("ratio_to_gabarito_median"),
+                    "max_abs_diff": max((a["max_abs_diff"] for a in agree.values()), default=None)})
+    return sorted(out, key=lambda r: r["rows"])
+
+
+def essential(bm25: Mapping, vectors: Mapping, encoders: Mapping, budget: Mapping) -> dict:
+    """What the first screen states, on the documents the encoders were timed on: ``big`` and
+    ``small`` (the fastest ONNX setting of :data:`HEADLINE_MODEL` and :data:`SMALL_MODEL`,
+    :func:`encode_costs`), ``torch`` (the big model on torch), ``bm25_index`` (ArcadeDB, same
+    documents), ``encode_over_index`` (big model's seconds over ArcadeDB's), ``per_question``
+    (the BM25 peers' qps ratio to ArcadeDB: lowest and highest geometric mean), ``cache``."""
+    collection = encoders["provenance"]["corpus"]["collection"]
+    enc = encode_costs(encoders)
+    big = next(r for r in enc if r["model"] == HEADLINE_MODEL and r["fastest"])
+    small = next(r for r in enc if r["model"] == SMALL_MODEL and r["fastest"])
+    torch = next(r for r in enc if r["model"] == HEADLINE_MODEL and r["setting"] == "torch")
+    index = bm25_index_costs(bm25, collection)[0]
+    summary = bm25_summary(bm25)
+    ratios = {e: v["ratio_geomean"] for e, v in summary.items()}
+    low, high = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
+    return {"collection": collection, "chars_mean": encoders["passage_tokens"]["chars_mean"], "big": big,
+            "small": small, "torch": torch, "bm25_index": index, "encode_over_index": big["s_per"] / index["s_per"],
+            "per_question": {"low": ratios[low], "high": ratios[high], "low_engine": low, "high_engine": high,
+                             "word": arcadedb_bm25_word(summary)}, "cache": cache_gain(budget)}

@@ -1,8 +1,10 @@
-"""The peers chapter's findings: phase categories, the budget's totals and bases, vector
-ratios at the same width; and the committed peers results read as the page reads them."""
+"""The peers chapter's findings: phase categories, vector ratios at the same width; the
+developers' rebuild budget (scripts/rebuild_budget.py: totals, bases, the doc's block equal to the
+script's output); and the committed peers results read as the page reads them."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -10,7 +12,15 @@ import pytest
 
 from studies.peers import findings as A
 
-PEERS = Path(__file__).resolve().parents[2] / "case-studies" / "peers"
+REPO = Path(__file__).resolve().parents[2]
+PEERS = REPO / "case-studies" / "peers"
+
+
+def _budget_script():
+    spec = importlib.util.spec_from_file_location("rebuild_budget", REPO / "scripts" / "rebuild_budget.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_phase_categories():
@@ -32,7 +42,8 @@ def test_budget_summary_adds_measured_and_committed_and_estimates_the_classic_en
               "not_run_committed": {"standard_collections": {"wall_s": 30.0, "phases_s": {"adi/encode": 1.0}},
                                     "reranking": {"wall_s": 200.0, "phases_s": {"latency per N": 150.0}},
                                     "judgments": {"missing": "x"}}}
-    s = A.budget_summary(budget, encoders, bm25)
+    B = _budget_script()
+    s = B.budget_summary(budget, encoders, bm25)
     rows = {r["study"]: r for r in s["rows"]}
     assert set(rows) == {"benchmark_rrf", "standard_collections", "reranking"}
     assert rows["standard_collections"]["cold_s"] == pytest.approx(30.0 + 100 / 10.0)
@@ -40,7 +51,15 @@ def test_budget_summary_adds_measured_and_committed_and_estimates_the_classic_en
     assert rows["reranking"]["cold_basis"] == "committed_no_encoding" and rows["benchmark_rrf"]["cold_torch_s"] == 150.0
     assert s["cold_total_s"] == pytest.approx(100 + 40 + 200) and s["warm_total_s"] == pytest.approx(20 + 30 + 200)
     assert s["met"] == {"cold": True, "warm": False, "site": True} and s["slowest_warm"] == "reranking"
-    assert A.slowest_categories(budget, "reranking") == [("latency", 150.0)]
+    assert B.slowest_categories(budget, "reranking") == [("latency", 150.0)]
+
+
+def test_the_rebuild_budget_doc_holds_the_scripts_output():
+    B = _budget_script()
+    doc = (REPO / "docs" / "rebuild_budget.md").read_text(encoding="utf-8")
+    block = B.current_block()
+    assert f"{B.START}\n{block}{B.END}" in doc, "regenerate: python scripts/rebuild_budget.py --write docs/rebuild_budget.md"
+    assert B.replace_block(doc, block) == doc
 
 
 def _search(recall, qps):

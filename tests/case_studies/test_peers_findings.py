@@ -119,21 +119,70 @@ def test_committed_headline_equals_the_tables():
     assert a["lossy_span"] == (min(shares), max(shares))
 
 
-def test_vector_curves_order_sizes_engines_and_widths():
-    search = lambda recall: {"recall@10": {"mean": recall}, "qps": 100.0, "latency_ms": {"median": 10.0}}
-    size = lambda: {"searches": {"arcadedb@100": search(0.9), "hnswlib@100": search(0.95), "arcadedb@20": search(0.8),
-                                 "numpy_exact": search(1.0)},
-                    "engines": {"hnswlib": {"build_s": 1.0}, "numpy_exact": {"build_s": 0.0}}, "arcadedb": {}}
-    curves = findings.vector_curves({"sizes": {"1000": size(), "100": size()}})
-    assert list(curves) == [100, 1000]
-    assert list(curves[100]) == ["arcadedb_vector", "hnswlib", "numpy_exact"]
-    assert [p["width"] for p in curves[100]["arcadedb_vector"]] == [20, 100]
-    assert curves[100]["numpy_exact"][0]["width"] is None
-
-
 def test_arcadedb_bm25_word_follows_every_ratio():
     fast = {e: {"ratio_geomean": 2.0} for e in findings.BM25_PEERS}
     assert findings.arcadedb_bm25_word(fast) == "menos"
     assert findings.arcadedb_bm25_word({e: {"ratio_geomean": 0.5} for e in findings.BM25_PEERS}) == "mais"
     mixed = {**fast, findings.BM25_PEERS[0]: {"ratio_geomean": 0.9}}
     assert findings.arcadedb_bm25_word(mixed) == "ora mais, ora menos"
+
+
+def _encoders():
+    setting = lambda secs, ratio, vs=None: {"seconds": secs, "passages_per_s_median": 100 / (sum(secs) / len(secs)),
+                                            "ratio_to_torch_median": ratio, **({"vs_torch": vs} if vs else {})}
+    same = {"equivalent": True, "top10_identical": True, "max_abs_delta": 1e-7}
+    models = {m: {"fastest_onnx_setting": "onnx", "settings": {"torch": setting([4.0, 6.0], 1.0),
+                                                              "onnx": setting([2.0, 2.0], 2.5, same)}}
+              for m in (findings.HEADLINE_MODEL, findings.SMALL_MODEL)}
+    return {"provenance": {"corpus": {"collection": "adi", "passages": 100},
+                           "model": {m: {"model_id": f"org/{m}"} for m in models}},
+            "passage_tokens": {"chars_mean": 900.0}, "models": models}
+
+
+def test_encode_costs_are_per_thousand_passages_with_the_rounds():
+    rows = {(r["model"], r["setting"]): r for r in findings.encode_costs(_encoders())}
+    torch = rows[findings.HEADLINE_MODEL, "torch"]
+    assert torch["s_per"] == pytest.approx(50.0) and torch["rounds"] == (40.0, 60.0) and torch["same_vectors"] is None
+    onnx = rows[findings.HEADLINE_MODEL, "onnx"]
+    assert onnx["s_per"] == pytest.approx(20.0) and onnx["fastest"] and onnx["same_vectors"] and onnx["ratio"] == 2.5
+
+
+def test_essential_sets_encoding_beside_indexing_the_same_documents():
+    bm25 = _bm25({"adi": {"lucene": 0.5, "bm25s": 1.0, "tantivy": 0.5}})
+    for name, e in bm25["collections"]["adi"]["engines"].items():
+        e["build_s"] = 0.03 if name == "arcadedb" else 0.01
+    e = findings.essential(bm25, {}, _encoders(), {"measured": {}})
+    assert e["bm25_index"]["s_per"] == pytest.approx(1.0)              # 0.03 s for 30 documents
+    assert e["encode_over_index"] == pytest.approx(20.0) and e["cache"] is None
+    assert e["per_question"]["low"] == pytest.approx(2.0) and e["per_question"]["word"] == "menos"
+
+
+def test_vector_index_costs_per_thousand_vectors():
+    search = lambda qps, recall=1.0: {"recall@10": {"mean": recall}, "qps": qps, "latency_ms": {"median": 1.0}}
+    vectors = {"provenance": {"model": {"dim": 250}}, "sizes": {
+        "2000": {"searches": {"arcadedb@100": search(10.0), "hnswlib@100": search(50.0, 0.9), "faiss_flat": search(20.0)},
+                 "engines": {"hnswlib": {"build_s": 4.0, "rss_growth_mb": 6.0}, "faiss_flat": {"build_s": 0.0}},
+                 "arcadedb": {"ingest_s": 1.0, "build_s": 9.0,
+                              "memory_mb": {"idle": {"rss_mb": 100.0}, "after_build": {"rss_mb": 140.0}}}},
+        "4000": {"searches": {"hnswlib@100": search(40.0)}, "engines": {"hnswlib": {"build_s": 8.0}}, "arcadedb": None}}}
+    rows = {r["engine"]: r for r in findings.vector_index_costs(vectors)}
+    assert set(rows) == {"arcadedb_vector", "hnswlib", "faiss_flat"} and rows["hnswlib"]["n"] == 2000
+    assert rows["arcadedb_vector"]["build_s_per"] == pytest.approx(5.0) and rows["arcadedb_vector"]["memory_mb_per"] == 20.0
+    assert rows["hnswlib"]["ratio"] == pytest.approx(5.0) and rows["hnswlib"]["memory_mb_per"] == pytest.approx(3.0)
+    assert rows["faiss_flat"]["exact"] and rows["faiss_flat"]["raw_mb"] == pytest.approx(1.0)
+    large = findings.vector_index_costs(vectors, 4000)
+    assert [(r["engine"], r["ratio"]) for r in large] == [("hnswlib", None)]
+
+
+def test_committed_essential_equals_the_tables():
+    from gabarito.publish.provenance import load_results
+
+    bm25, vectors = load_results(PEERS, "bm25.json"), load_results(PEERS, "vectors.json")
+    encoders, budget = load_results(PEERS, "encoders.json"), load_results(PEERS, "budget.json")
+    e = findings.essential(bm25, vectors, encoders, budget)
+    assert e["big"] in findings.encode_costs(encoders) and e["big"]["same_vectors"]
+    assert e["bm25_index"] == findings.bm25_index_costs(bm25, e["collection"])[0]
+    assert e["big"]["rounds"][0] <= e["big"]["s_per"] <= e["big"]["rounds"][1]
+    assert e["cache"]["encode_warm_s"] < e["cache"]["encode_cold_s"]
+    costs = findings.evaluation_cost(load_results(PEERS, "measures.json"))
+    assert costs[0]["rows"] < costs[-1]["rows"] and all(c["max_abs_diff"] == 0.0 for c in costs)
