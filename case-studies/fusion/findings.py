@@ -24,6 +24,8 @@ from gabarito.measure.report import Comparison, Report
 GAP_FLOOR = 1e-6
 #: The two searches every fusion reads (each set stores their means, untested).
 SINGLES = ("bm25", "dense")
+#: The fusions whose weight is tuned (cross-fitted) on half of the questions.
+WEIGHTED = ("linear_cv", "wrrf_cv")
 
 
 def sets(results: Mapping) -> Iterator[tuple[str, str, Mapping]]:
@@ -208,7 +210,7 @@ def essentials(results: Mapping, measure: str = "nDCG@10") -> dict:
     """The numbers of "O essencial": ``identity`` (:func:`identity_totals`); ``exceptions``, the
     comparison rows (:func:`comparison_rows`) of the sets where some fusion is significantly above
     the baseline, each with ``singles`` (the means of :data:`SINGLES`), ``best_single`` and
-    ``baseline_below_best_single``; ``others``, the remaining rows, and ``others_top``, the one
+    ``baseline_below_best_single`` and ``best_is_weighted`` (one of :data:`WEIGHTED`); ``others``, the remaining rows, and ``others_top``, the one
     among them with the largest best difference (None when there is none); ``k_steady``, the
     sets where no k differs significantly from the baseline's, and ``k_steady_spread``, the
     widest spread among them (None when there is none); ``n_tested``, how many fusions are tested."""
@@ -219,7 +221,8 @@ def essentials(results: Mapping, measure: str = "nDCG@10") -> dict:
         singles = {m: by_set[row["corpus"], row["set"]]["metrics"][m][measure] for m in SINGLES}
         best_single = max(singles, key=lambda m: (singles[m], m))
         exceptions.append({**row, "singles": singles, "best_single": best_single,
-                           "baseline_below_best_single": row["baseline"] < singles[best_single]})
+                           "baseline_below_best_single": row["baseline"] < singles[best_single],
+                           "best_is_weighted": row["best"] in WEIGHTED})
     others = [r for r in rows if not r["above"]]
     steady = [r for r in k_rows(results, measure) if not r["significant"]]
     return {"identity": identity_totals(results), "measure": measure, "n_sets": len(rows),

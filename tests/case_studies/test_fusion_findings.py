@@ -157,6 +157,7 @@ def test_essentials_split_the_sets_where_a_fusion_wins_from_the_others(two_sets)
     (exc,) = e["exceptions"]
     assert (exc["set"], exc["best"], exc["best_single"]) == ("adi", "linear_cv", "dense")
     assert exc["singles"] == {"bm25": 0.2, "dense": 0.6} and exc["baseline_below_best_single"]   # 0.55 < 0.6
+    assert exc["best_is_weighted"]
     assert [r["set"] for r in e["others"]] == ["main"] and e["others_top"]["set"] == "main"
     assert [r["set"] for r in e["k_steady"]] == ["main"] and e["k_steady_spread"] == pytest.approx(0.15)
     assert e["identity"] == findings.identity_totals(two_sets)
