@@ -41,6 +41,22 @@
   const run = () => {
     const report = { width: innerWidth, height: document.documentElement.scrollHeight, title: document.title };
 
+    // reading: what the main body shows (collapsed "Detalhes" and folded code are not shown), and
+    // where the chapter's finding ("O essencial": its first paragraph) sits from the top of the page
+    const main = document.querySelector("main") || document.body;
+    const visible = (main.innerText || "").replace(/\s+/g, " ").trim();
+    report.reading = {
+      words: visible ? visible.split(" ").filter((w) => /[\p{L}\p{N}]/u.test(w)).length : 0,
+      tables: Array.from(main.querySelectorAll("table")).filter(shown).length,
+      text: visible,
+      finding_top: null,
+    };
+    const essencial = document.getElementById("o-essencial");
+    if (essencial) {
+      const first = Array.from(essencial.querySelectorAll("p, li")).find((el) => shown(el) && el.textContent.trim().length > 40);
+      if (first) report.reading.finding_top = Math.round(first.getBoundingClientRect().top + scrollY);
+    }
+
     // table-of-contents targets, and figures
     const tocLinks = Array.from(document.querySelectorAll("#TOC a[href^='#'], nav[role='doc-toc'] a[href^='#'], .gabarito-toc-mobile a[href^='#']"));
     report.toc = tocLinks.length;
@@ -53,6 +69,18 @@
       else if (!shown(t)) report.toc_hidden.push(id);
     });
     report.toc_narrow = !!document.querySelector(".gabarito-toc-mobile") && shown(document.querySelector(".gabarito-toc-mobile"));
+    // the checks below see the page with every collapsed block ("Detalhes") open: what a reader
+    // finds on opening one must fit the screen too
+    report.folds = 0;
+    document.querySelectorAll(".callout-collapse.collapse:not(.show), details:not([open])").forEach((el) => {
+      if (el.tagName.toLowerCase() === "details") { if (!el.closest(".cell-code, .code-fold, .sourceCode")) { el.open = true; report.folds += 1; } }
+      else { el.classList.add("show"); report.folds += 1; }
+    });
+    window.dispatchEvent(new Event("resize"));  // charts drawn while folded take their width now
+    setTimeout(() => opened(report), report.folds ? 800 : 0);
+  };
+
+  const opened = (report) => {
     const figs = Array.from(document.querySelectorAll("main figure"));
     report.figures = figs.length;
     report.figures_hidden = figs.filter((f) => !shown(f)).map(describe);
@@ -193,21 +221,6 @@
       if (first && getComputedStyle(first).position !== "sticky") report.tables_not_sticky.push(`table ${i} in ${describe(box)}`);
     });
 
-    // reading: what the main body shows (collapsed "Detalhes" and folded code are not shown), and
-    // where the chapter's finding ("O essencial": its first paragraph) sits from the top of the page
-    const main = document.querySelector("main") || document.body;
-    const visible = (main.innerText || "").replace(/\s+/g, " ").trim();
-    report.reading = {
-      words: visible ? visible.split(" ").filter((w) => /[\p{L}\p{N}]/u.test(w)).length : 0,
-      tables: Array.from(main.querySelectorAll("table")).filter(shown).length,
-      text: visible,
-      finding_top: null,
-    };
-    const essencial = document.getElementById("o-essencial");
-    if (essencial) {
-      const first = Array.from(essencial.querySelectorAll("p, li")).find((el) => shown(el) && el.textContent.trim().length > 40);
-      if (first) report.reading.finding_top = Math.round(first.getBoundingClientRect().top + scrollY);
-    }
     // links, for the test to resolve; the search, when asked
     report.links = Array.from(document.querySelectorAll("a[href]")).map((a) => ({
       href: a.href, raw: a.getAttribute("href"), download: a.hasAttribute("download") || /\/downloads\//.test(a.href),

@@ -102,6 +102,11 @@
   layout();
   window.addEventListener("resize", layout);
   window.addEventListener("load", layout);
+  // a folded block ("Detalhes") opened: its tables get their cue, its charts their width
+  document.addEventListener("shown.bs.collapse", () => window.dispatchEvent(new Event("resize")));
+  document.addEventListener("toggle", (e) => {
+    if (e.target.open) window.dispatchEvent(new Event("resize"));
+  }, true);
 
   // ---- search: the index is a script (search-index.js), so it works from file:// too
   const norm = (s) => (s || "").normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
