@@ -1,5 +1,6 @@
 """What the reranking chapter (notebooks/reranking.ipynb) states, computed from this study's
-``results.json``: the headline (:func:`headline`), the funnel, the cut at k, the worked example,
+``results.json``: the headline (:func:`headline`), the finding of its first screen
+(:func:`essential`, with intervals from :func:`hit1_intervals`), the cut at k, the worked example,
 the common mistakes and the exercises. Every function returns numbers, rows and the choices a
 sentence needs (which pair, which verdict); the page writes the words. The thresholds a sentence
 depends on are stated once, below. What comes from ``rerankers.json`` (the cross-encoder trained
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from gabarito.measure.stats import ALPHA, holm
+from gabarito.measure.stats import ALPHA, bootstrap_ci_many, holm
 
 #: The cuts at k the chapter counts (what enters a prompt), and the one its sentences read.
 CUTS = (1, 3, 5)
@@ -119,47 +120,6 @@ def moves_at_k(res: Mapping, stage: str, reader: str, k: int) -> dict:
             "entered": len(entered), "left": len(left), "entered_ids": entered, "left_ids": left}
 
 
-# -- the funnel ----------------------------------------------------------------------------------
-
-def first_stage_yardstick(res: Mapping) -> dict:
-    """The first stage's cost per question: encoding the question for the better dense first
-    stage (the chunk vectors were computed at index time)."""
-    model = res["setup"]["better_dense"].split()[-1]
-    for key, v in res["latency_ms"]["yardstick"].items():
-        if key.endswith("(first stage)") and f" {model} " in f" {key} ":
-            return {"key": key, "stage": res["setup"]["better_dense"], "median_ms": v["median"]}
-    raise KeyError(f"no first-stage yardstick for {model}")
-
-
-def funnel(res: Mapping, reader: str) -> dict:
-    """One reader's cost per question for each N it was timed at (median, candidates actually
-    read, cost per candidate, and how many times the first stage's cost), and the row where it
-    read every chunk of the corpus (None when no N reached them all)."""
-    fs = first_stage_yardstick(res)
-    n_chunks = res["provenance"]["corpus"]["n_chunks"]
-    rows = []
-    for n, v in sorted(res["latency_ms"]["per_N"][reader].items(), key=lambda kv: int(kv[0])):
-        cand = v["candidates_mean"]
-        rows.append({"N": int(n), "candidates": cand, "median_ms": v["median"], "ms_per_candidate": v["median"] / cand,
-                     "times_first_stage": v["median"] / fs["median_ms"], "samples": v["n"]})
-    whole = [r for r in rows if r["candidates"] >= n_chunks]
-    return {"reader": reader, "first_stage": fs, "n_chunks": n_chunks, "rows": rows,
-            "whole_corpus": whole[0] if whole else None}
-
-
-def precomputed_vs_live(res: Mapping, reader: str = "bi-encoder mpnet") -> dict:
-    """A bi-encoder reader two ways: its candidate vectors ready at index time (only the question
-    is encoded) against reading the top N at query time, as a cross-encoder must."""
-    model = reader.split()[-1]
-    n = headline_n(res)
-    for key, v in res["latency_ms"]["yardstick"].items():
-        if f" {model} " in f" {key} " and "precomputed" in key:
-            live = res["latency_ms"]["per_N"][reader][str(n)]["median"]
-            return {"reader": reader, "n": n, "precomputed_ms": v["median"], "live_ms": live,
-                    "ratio": live / v["median"]}
-    raise KeyError(f"no precomputed yardstick for {reader}")
-
-
 # -- the worked example --------------------------------------------------------------------------
 
 def worked_example(res: Mapping, stage: str = "bm25") -> dict | None:
@@ -244,20 +204,6 @@ def over_limit(res: Mapping) -> dict:
     return {"segmentation": seg, "readers": rows, "worst": worst}
 
 
-def load_and_repeat(res: Mapping) -> dict:
-    """How loaded the machine was when latencies were taken (1-minute load average, before and
-    after, against its cores), and the same work timed twice: the largest ratio between them."""
-    lat = res["latency_ms"]
-    twice = {k: {"a": v["per_N_20_median"], "b": v["per_chunk_size_median"],
-                 "ratio": max(v["per_N_20_median"], v["per_chunk_size_median"])
-                 / min(v["per_N_20_median"], v["per_chunk_size_median"])}
-             for k, v in (lat.get("same_work_twice") or {}).items()}
-    worst = max(twice, key=lambda k: twice[k]["ratio"]) if twice else None
-    load = lat["load_average_1_5_15"]
-    return {"cores": res["provenance"]["machine"]["cpu_count"], "load_before": load["before"][0],
-            "load_after": load["after"][0], "twice": twice, "worst": worst}
-
-
 def raw_significant(res: Mapping, alpha: float = ALPHA) -> int:
     """How many (first stage, reader) pairs have a sign-test p below ``alpha`` before any
     correction for the number of pairs compared."""
@@ -286,16 +232,6 @@ def threshold_drift(res: Mapping) -> dict:
 
 
 # -- the sentences beside the tables -------------------------------------------------------------
-
-def at_n(funnel_: Mapping, n: int) -> dict:
-    """The row of a reader's funnel timed at ``n`` candidates."""
-    return next(r for r in funnel_["rows"] if r["N"] == n)
-
-
-def slowest_per_candidate(funnels: Mapping[str, Mapping], n: int) -> dict:
-    """The funnel of the reader that costs most per candidate at ``n``."""
-    return max(funnels.values(), key=lambda f: at_n(f, n)["ms_per_candidate"])
-
 
 def rank_change(before: int | None, after: int | None) -> str:
     """``"up"``, ``"down"`` or ``"same"``: where a reader moved the gold chunk (None: not listed)."""
@@ -365,3 +301,51 @@ def tokenizer_of(name: str) -> dict:
     if name.endswith(" tokenizer"):
         return {"kind": "reader", "name": name[:-len(" tokenizer")]}
     return {"kind": "other", "name": name}
+
+
+# -- the finding of the first screen ("O essencial") ---------------------------------------------
+
+def cross_encoder_reader(res: Mapping) -> str | None:
+    """The key of the cross-encoder among the readers (None when none was measured)."""
+    return next((r for r in res["setup"]["readers"] if r.startswith("cross-encoder ")), None)
+
+
+def hit1_intervals(res: Mapping) -> list[dict]:
+    """Per (first stage, reader) of the headline, in its order: the first-place hits before and
+    after the second reading of the top N, read from each answerable question's gold rank, with
+    95% bootstrap intervals of both and of the paired difference (after minus before)."""
+    pairs = [(h["first_stage"], h["reader"]) for h in res["headline"]]
+    series = []
+    for stage, reader in pairs:
+        ranks = res["per_question"][stage][reader]
+        before = [1.0 if ranks[q][0] == 1 else 0.0 for q in sorted(ranks)]
+        after = [1.0 if ranks[q][1] == 1 else 0.0 for q in sorted(ranks)]
+        series += [before, after, [a - b for a, b in zip(after, before)]]
+    cis = bootstrap_ci_many(series)
+    out = []
+    for i, (stage, reader) in enumerate(pairs):
+        b, a, d = series[3 * i:3 * i + 3]
+        out.append({"first_stage": stage, "reader": reader, "n": len(b), "before": sum(b) / len(b),
+                    "after": sum(a) / len(a), "diff": sum(d) / len(d), "ci_before": cis[3 * i],
+                    "ci_after": cis[3 * i + 1], "ci_diff": cis[3 * i + 2]})
+    return out
+
+
+def essential(res: Mapping, alpha: float = ALPHA) -> dict:
+    """The help-center half of the chapter's finding: how many (first stage, reader) pairs raise
+    or lower the first-place hits significantly after Holm (``better``, ``worse``, of ``n``); the
+    pair with the largest rise (``best``, with intervals; ``best_kept``: whether it survives the
+    correction); the cross-encoder's pairs (``ce_n``, ``ce_worse``: lowered significantly) and its
+    pair over the strongest first stage (``ce_strongest``, the one with the most hits alone)."""
+    hl = headline(results=res, alpha=alpha)
+    holm_p = {(r["first_stage"], r["reader"]): r["p_holm"] for r in hl["rows"]}
+    rows = [{**r, "p_holm": holm_p[r["first_stage"], r["reader"]]} for r in hit1_intervals(res)]
+    best = max(rows, key=lambda r: r["diff"])
+    ce = cross_encoder_reader(res)
+    ce_rows = [r for r in rows if r["reader"] == ce]
+    strongest = max(res["first_stages"], key=lambda s: res["first_stages"][s]["hit@1"])
+    worse = {(r["first_stage"], r["reader"]) for r in hl["worse"]}
+    return {"N": hl["N"], "n": hl["n"], "n_answerable": best["n"], "better": len(hl["better"]),
+            "worse": len(hl["worse"]), "best": best, "best_kept": best["p_holm"] < alpha, "ce": ce,
+            "ce_n": len(ce_rows), "ce_worse": sum((r["first_stage"], ce) in worse for r in ce_rows),
+            "ce_strongest": next((r for r in ce_rows if r["first_stage"] == strongest), None)}

@@ -304,3 +304,20 @@ def training_plan(res: Mapping) -> dict:
     return {"folds": folds(res), "train_on": span(len(f["train_on"]) for f in res["folds"].values()),
             "n_stages": len(params["first_stages"]), "ns": span(ns(res)),
             "cores": res["provenance"]["machine"]["cpu_count"]}
+
+
+def weak_reader(res: Mapping, measure: str = MEASURE, n: int = HEADLINE_N) -> dict:
+    """The classic-collection half of the chapter's finding, about the cross-encoder trained here:
+    how many (held-out collection, first stage) pairs its second reading of the top ``n`` made
+    significantly worse or better (Holm) of ``total``; among the worse, the mildest and the
+    largest drop (rows of :func:`headline_rows`, with their intervals); its AUC against hard
+    negatives on the collections it did not see (lowest, highest) and whether it separates them;
+    and the training steps of its models (lowest, highest)."""
+    rows = headline_rows(res, measure, n)
+    worse = sorted((r for r in rows if r["verdict"] == "worse"), key=lambda r: r["diff"])
+    sep = separability_summary(separability_rows(res))
+    return {"n": n, "measure": measure, "total": len(rows), "worse": len(worse),
+            "better": sum(r["verdict"] == "better" for r in rows),
+            "largest": worse[0] if worse else None, "mildest": worse[-1] if worse else None,
+            "auc_hard": sep["ranges"]["held_out"]["assumed non-relevant"], "separates": sep["separates"],
+            "steps": span(r["steps"] for r in training_rows(res))}
