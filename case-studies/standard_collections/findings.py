@@ -1,7 +1,9 @@
 """What the classic-collections chapter (notebooks/colecoes_classicas.ipynb) states, computed from
 this study's ``results.json`` (and ``scaling.json`` for the cost section): the headline
-(:func:`headline`), the fused run against its inputs in each collection, the significance
-matrices and the side-by-side throughput rows. Each collection's block is read as a
+(:func:`headline`) and the rest of "O essencial" (:func:`essentials`), the fused run against its
+inputs in each collection, the significance matrices, the side-by-side throughput rows, and
+which costs of the scaling run a page may show (:func:`latency_valid`, :func:`shown_fits`,
+:func:`unmeasured`). Each collection's block is read as a
 :class:`gabarito.measure.report.Report`; "significant" is its Holm p below :data:`ALPHA`, stated
 once in :mod:`gabarito.measure.stats`. No prose here: the page writes the words.
 
@@ -34,7 +36,8 @@ def bm25_input(results: Mapping, collection: str) -> str:
 
 
 def _as_row(c: Comparison | None) -> dict | None:
-    return None if c is None else {"diff": c.diff, "p_holm": c.p_holm, "dz": c.dz, "verdict": c.verdict}
+    return None if c is None else {"diff": c.diff, "ci": list(c.ci) if c.ci else None, "p_holm": c.p_holm,
+                                   "dz": c.dz, "verdict": c.verdict}
 
 
 def _compare(r: Report, a: str, b: str, measure: str) -> Comparison | None:
@@ -48,7 +51,7 @@ def headline(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure: 
 
     Returns ``{"rows": [{"collection", "bm25", "vs_bm25", "vs_dense", "beats_both",
     "beats_both_significant", "values"}], "beats_both", "beats_both_significant", "n",
-    "measure"}``; ``vs_bm25`` and ``vs_dense`` are ``{"diff", "p_holm", "dz", "verdict"}``
+    "measure"}``; ``vs_bm25`` and ``vs_dense`` are ``{"diff", "ci", "p_holm", "dz", "verdict"}``
     oriented fused minus the other (None where no test was stored)."""
     rows = []
     for name in results["collections"]:
@@ -62,6 +65,41 @@ def headline(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure: 
     return {"rows": rows, "n": len(rows), "measure": measure,
             "beats_both": sum(r["beats_both"] for r in rows),
             "beats_both_significant": sum(r["beats_both_significant"] for r in rows)}
+
+
+def essentials(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure: str = MEASURE) -> dict:
+    """What "O essencial" states, on top of :func:`headline` (whose keys it keeps): per side
+    (``"vs_bm25"``, ``"vs_dense"``), the collections where the fused run is significantly
+    ``better``, their ``better_span`` (lowest and highest difference, None when none) and the
+    ``rest_span`` of the others; ``worse_any``, the collections where it is significantly below
+    either input; ``both``, the rows where it is significantly above both; ``parity``, the BM25 of
+    the database against bm25s over every collection (identical top-k lists, queries, the largest
+    nDCG difference); ``ann``, the lowest mean recall@10 of the approximate vector index and its
+    collection."""
+    h = headline(results, fused, dense, measure)
+    rows, out = h["rows"], dict(h)
+    for side in ("vs_bm25", "vs_dense"):
+        tested = [r for r in rows if r[side]]
+        better = [r for r in tested if r[side]["verdict"] == "better"]
+        rest = [r for r in tested if r[side]["verdict"] != "better"]
+        out[side] = {"better": [r["collection"] for r in better],
+                     "better_span": _span([r[side]["diff"] for r in better]),
+                     "rest_span": _span([r[side]["diff"] for r in rest]), "n": len(tested)}
+    out["worse_any"] = [r["collection"] for r in rows
+                        if any(r[s] and r[s]["verdict"] == "worse" for s in ("vs_bm25", "vs_dense"))]
+    out["both"] = [r for r in rows if r["beats_both_significant"]]
+    cols = results["collections"]
+    out["parity"] = {"identical": sum(c["parity"]["identical_topk"] for c in cols.values()),
+                     "n": sum(c["parity"]["n_queries"] for c in cols.values()),
+                     "k": next(iter(cols.values()))["parity"]["k"] if cols else None,
+                     "max_ndcg_diff": max((abs(c["parity"]["ndcg_diff"]) for c in cols.values()), default=None)}
+    low = min(cols, key=lambda c: cols[c]["ann"]["recall@10"]["mean"]) if cols else None
+    out["ann"] = {"collection": low, "min_recall": cols[low]["ann"]["recall@10"]["mean"] if low else None}
+    return out
+
+
+def _span(values: Sequence[float]) -> tuple[float, float] | None:
+    return (min(values), max(values)) if values else None
 
 
 def fusion_answers(results: Mapping, collections: Sequence[str], measures: Sequence[str] = ANSWER_MEASURES,
@@ -107,3 +145,34 @@ def side_by_side(scaling: Mapping) -> list[dict]:
                              "arcadedb_qps": sb[kind]["arcadedb_http_qps"], "in_process_qps": sb[kind][qps],
                              "ratio": sb[kind][ratio]})
     return rows
+
+
+# -- the scaling run: what a page may show -------------------------------------------------------------
+
+#: The fits of per-query times: shown only where the run marks its latencies valid.
+QUERY_TIME_FITS = ("bm25_median_ms", "knn_median_ms", "bm25s_median_ms", "numpy_exact_median_ms")
+
+
+def latency_valid(scaling: Mapping) -> bool:
+    """Whether the scaling run marks its query latencies as a valid measure: every measured corpus
+    (real and synthetic) carries ``latency_valid: true``. A run that does not say so (one that
+    recorded the processor load without holding it down) is not valid."""
+    entries = list(scaling.get("real", {}).values()) + list(scaling.get("synthetic", {}).values())
+    return bool(entries) and all(e.get("latency_valid") is True for e in entries)
+
+
+def shown_fits(scaling: Mapping, names: Sequence[str]) -> list[str]:
+    """The fits of ``names`` a page draws: those with points, without the per-query times
+    (:data:`QUERY_TIME_FITS`) unless :func:`latency_valid`."""
+    fits, valid = scaling.get("fits", {}), latency_valid(scaling)
+    return [k for k in names if isinstance(fits.get(k), Mapping) and fits[k].get("points")
+            and (valid or k not in QUERY_TIME_FITS)]
+
+
+def unmeasured(scaling: Mapping) -> list[dict]:
+    """The sizes the run left out, with what the fitted lines predict for them: ``n_vectors``,
+    ``ingest_s``, ``build_s``, ``from_vectors`` (the largest size measured), ``raw_float32_gb``
+    (the vectors alone) and ``heap_gb``."""
+    return [{"n_vectors": int(n), "ingest_s": s["estimated_ingest_s"], "build_s": s["estimated_build_s"],
+             "from_vectors": s["reason"]["from_vectors"], "raw_float32_gb": s["raw_float32_gb"],
+             "heap_gb": s["heap_gb"]} for n, s in scaling.get("skipped", {}).items()]

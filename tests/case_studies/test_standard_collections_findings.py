@@ -102,3 +102,63 @@ def test_committed_headline_numbers_are_the_table_s():
         assert row["beats_both"] == (row["values"]["rrf_mpnet"] > max(row["values"][row["bm25"]],
                                                                         row["values"]["dense_mpnet"]))
     assert h["beats_both"] == sum(r["beats_both"] for r in h["rows"])
+
+
+def _checks(res, identical=(3, 3, 2), recall=(1.0, 0.9, 0.99), diff=(0.0, 0.002, -0.004)):
+    for c, same, rec, d in zip(res["collections"].values(), identical, recall, diff):
+        c["parity"] = {"k": 10, "n_queries": 3, "identical_topk": same, "ndcg_diff": d}
+        c["ann"] = {"recall@10": {"mean": rec}}
+    return res
+
+
+def test_essentials_sides_spans_and_checks(res):
+    e = CF.essentials(_checks(res))
+    assert (e["n"], e["beats_both"], e["beats_both_significant"]) == (3, 2, 1)   # headline's keys kept
+    assert e["vs_bm25"]["better"] == ["adi"] and e["vs_bm25"]["n"] == 2             # cisi has no test against BM25
+    assert e["vs_bm25"]["better_span"] == pytest.approx((0.1, 0.1)) and e["vs_bm25"]["rest_span"] == pytest.approx((0.05, 0.05))
+    assert e["vs_dense"]["better"] == ["adi", "npl"] and e["vs_dense"]["rest_span"] == pytest.approx((-0.05, -0.05))
+    assert e["worse_any"] == ["cisi"] and [r["collection"] for r in e["both"]] == ["adi"]
+    assert e["parity"] == {"identical": 8, "n": 9, "k": 10, "max_ndcg_diff": 0.004}
+    assert e["ann"] == {"collection": "npl", "min_recall": 0.9}
+    assert e["rows"][0]["vs_bm25"]["ci"] is None  # the hand-made tests store no interval
+
+
+def test_essentials_span_is_none_when_no_collection_is_on_that_side(res):
+    for c in res["collections"].values():
+        for t in c["tests"]["nDCG@10"]:
+            t["p_holm"] = 1.0
+    e = CF.essentials(_checks(res))
+    assert e["vs_bm25"]["better"] == [] and e["vs_bm25"]["better_span"] is None and e["worse_any"] == []
+
+
+def test_latency_shown_only_where_every_corpus_is_marked_valid():
+    fits = {k: {"points": [[1, 1], [10, 2]], "slope": 0.3} for k in ("ingest_s", "bm25_median_ms", "knn_median_ms")}
+    fits["vector_build_s"] = {"points": []}
+    run = {"real": {"adi": {}}, "synthetic": {"30000": {}}, "fits": fits}
+    names = ["ingest_s", "vector_build_s", "bm25_median_ms", "knn_median_ms", "rss_after_build_mb"]
+    assert not CF.latency_valid(run) and CF.shown_fits(run, names) == ["ingest_s"]
+    run["real"]["adi"]["latency_valid"] = True
+    assert not CF.latency_valid(run)                      # one corpus marked is not the run
+    run["synthetic"]["30000"]["latency_valid"] = True
+    assert CF.latency_valid(run) and CF.shown_fits(run, names) == ["ingest_s", "bm25_median_ms", "knn_median_ms"]
+    assert not CF.latency_valid({"real": {}, "synthetic": {}})
+
+
+def test_unmeasured_sizes_carry_the_extrapolation():
+    run = {"skipped": {"1000000": {"estimated_ingest_s": 900.0, "estimated_build_s": 1000.0, "raw_float32_gb": 1.5,
+                                   "heap_gb": 4.0, "reason": {"from_vectors": 100000}}}}
+    assert CF.unmeasured(run) == [{"n_vectors": 1000000, "ingest_s": 900.0, "build_s": 1000.0, "from_vectors": 100000,
+                                   "raw_float32_gb": 1.5, "heap_gb": 4.0}]
+    assert CF.unmeasured({}) == []
+
+
+def test_committed_essentials_and_scaling():
+    res = json.loads((STUDY / "results.json").read_text(encoding="utf-8"))
+    e = CF.essentials(res)
+    assert len(e["both"]) == e["beats_both_significant"]
+    assert set(e["vs_dense"]["better"]) >= {r["collection"] for r in e["both"]}
+    assert e["parity"]["n"] == sum(c["parity"]["n_queries"] for c in res["collections"].values())
+    assert all(r["vs_bm25"]["ci"][0] <= r["vs_bm25"]["diff"] <= r["vs_bm25"]["ci"][1] for r in e["rows"])
+    scaling = json.loads((STUDY / "scaling.json").read_text(encoding="utf-8"))
+    shown = CF.shown_fits(scaling, list(scaling["fits"]))
+    assert CF.latency_valid(scaling) or not set(shown) & set(CF.QUERY_TIME_FITS)
