@@ -4,10 +4,9 @@ verdicts, no sentences.
 ``bm25.json`` (BM25 engines and ArcadeDB's stages), ``vectors.json`` (vector engines),
 ``encoders.json`` (torch vs ONNX Runtime), ``budget.json`` (cold and warm runs) and
 ``measures.json`` (evaluation speed). Every function returns numbers and keys; the page writes the
-sentences. :func:`essential` is what the page's first screen states, per thousand documents and
-per question; :func:`headline` is what the home page states. The choices (which load makes timings
-invalid, which engines store lengths lossily) are constants below, stated once. The project's own
-rebuild budget (targets, totals) is ``scripts/rebuild_budget.py``'s, not the page's.
+sentences. :func:`essential` is the page's first screen (per thousand documents, per question);
+:func:`headline`, the home page's. The choices (which load makes timings invalid, which engines
+store lengths lossily) are constants below. The rebuild budget is ``scripts/rebuild_budget.py``'s.
 """
 
 from __future__ import annotations
@@ -332,13 +331,14 @@ def vector_index_costs(vectors: Mapping, n: int | None = None, width: int = 100)
     """At ``n`` vectors (default: the most ArcadeDB was built with), per graph engine (ArcadeDB
     first) and FAISS's exact index: seconds to build and MB the memory grew, per :data:`PER`
     vectors (ArcadeDB: its server from idle to built, loading by HTTP included), recall@10 and the
-    qps ratio to ArcadeDB at ``width`` (None without ArcadeDB); ``raw_mb``: :data:`PER` vectors of
+    qps ratio to ArcadeDB at ``width``, exact engines too (None without ArcadeDB); ``raw_mb``: :data:`PER` vectors of
     the recorded dimension as 32-bit numbers (arithmetic, not measured)."""
     sizes = vectors["sizes"]
     n = n or max(int(k) for k, st in sizes.items() if st.get("arcadedb"))
     st, dim = sizes[str(n)], vectors["provenance"]["model"]["dim"]
     rows = {(r["engine"], r["width"]): r for r in vector_rows(vectors) if r["n"] == n}
     mem = (st.get("arcadedb") or {}).get("memory_mb") or {}
+    arcade = rows.get(("arcadedb_vector", width))
     out = []
     for engine in ("arcadedb_vector", *HEADLINE_VECTOR_PEERS, "faiss_flat"):
         r = rows.get((engine, width)) or rows.get((engine, None))
@@ -348,7 +348,7 @@ def vector_index_costs(vectors: Mapping, n: int | None = None, width: int = 100)
             if engine == "arcadedb_vector" else st["engines"][engine].get("rss_growth_mb")
         out.append({"n": n, "engine": engine, "build_s_per": (r["build_s"] or 0.0) / n * PER,
                     "memory_mb_per": None if grown is None else grown / n * PER, "recall": r["recall"],
-                    "ratio": r["ratio"] if ("arcadedb_vector", width) in rows else None,
+                    "ratio": r["qps"] / arcade["qps"] if arcade else None,
                     "exact": r["width"] is None, "raw_mb": PER * dim * 4 / 1e6})
     return out
 

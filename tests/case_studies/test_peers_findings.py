@@ -170,6 +170,7 @@ def test_vector_index_costs_per_thousand_vectors():
     assert rows["arcadedb_vector"]["build_s_per"] == pytest.approx(5.0) and rows["arcadedb_vector"]["memory_mb_per"] == 20.0
     assert rows["hnswlib"]["ratio"] == pytest.approx(5.0) and rows["hnswlib"]["memory_mb_per"] == pytest.approx(3.0)
     assert rows["faiss_flat"]["exact"] and rows["faiss_flat"]["raw_mb"] == pytest.approx(1.0)
+    assert rows["faiss_flat"]["ratio"] == pytest.approx(2.0)            # against ArcadeDB at the same width
     large = findings.vector_index_costs(vectors, 4000)
     assert [(r["engine"], r["ratio"]) for r in large] == [("hnswlib", None)]
 
