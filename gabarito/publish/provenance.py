@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 import os
 from pathlib import Path
@@ -65,9 +67,12 @@ def _engine_names(value, out: list[str]) -> None:
         name = value.get("name")
         if isinstance(name, str):
             label = "ArcadeDB" if name.lower() == "arcadedb" else name
+            label = label.replace("(trained here)", "(treinado neste projeto)")  # recorded in English
             version = str(value.get("version") or "").split(" ")[0]
             package = value.get("package")
-            out.append(f"{label} {version}".strip() if version else f"{label} ({package})" if package else label)
+            shown = f"{label} {version}".strip() if version else f"{label} ({package})" if package else label
+            # a package name such as ir_measures is an identifier, not a word of the sentence
+            out.append(code(shown) if re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?: \S+)?", shown) else shown)
             return
         for v in value.values():
             _engine_names(v, out)

@@ -77,3 +77,13 @@ def test_measurement_dates_are_the_first_and_last_recorded():
     assert provenance.measurement_dates(res) == ("2026-12-01T09:00:00+00:00", "2026-12-03T10:00:00+00:00")
     with pytest.raises(GabaritoError, match="date"):
         provenance.measurement_dates({"c": {"provenance": {}}})
+
+
+def test_engine_names_are_identifiers_in_code_and_never_english():
+    from gabarito.publish.provenance import _engine_names
+
+    out: list[str] = []
+    _engine_names({"a": {"name": "ir_measures", "version": "0.4.3"}, "b": {"name": "arcadedb", "version": "26.10.1"},
+                   "c": {"name": "sentence-transformers CrossEncoder (trained here)"}}, out)
+    assert out == ["<code>ir_measures 0.4.3</code>", "ArcadeDB 26.10.1",
+                   "sentence-transformers CrossEncoder (treinado neste projeto)"]
