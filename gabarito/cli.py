@@ -43,18 +43,9 @@ from gabarito.study.spec import StudySpec, all_studies, find_study, in_order  # 
 
 def run_study(spec: StudySpec, extra: list[str]) -> None:
     """Run a study's script as ``__main__`` with ``extra`` arguments; a failure is one line."""
-    script = spec.dir / spec.script
-    saved = sys.argv
-    sys.argv = [str(script), *extra]
-    try:
-        runpy.run_path(str(script), run_name="__main__")
-    except SystemExit as exc:
-        if exc.code == INTERRUPTED:  # Ctrl-C: the study printed its one line; stop here too, silently
-            raise
-        if exc.code not in (0, None):
-            raise GabaritoError(f"study {spec.name} exited with status {exc.code}", path=script) from None
-    finally:
-        sys.argv = saved
+    from gabarito.study.runner import run_script
+
+    run_script(spec, extra)
 
 
 def _add_evaluate(sub) -> None:
@@ -200,6 +191,11 @@ def _add_commands(sub) -> None:
     p.add_argument("--arcadedb-url", help="an external ArcadeDB server for the studies")
     p.add_argument("--allow-dirty", action="store_true", default=None,
                    help="publish results computed on a work tree with uncommitted changes (the pages say so)")
+    p.add_argument("--check", action="append", metavar="STUDY",
+                   help="instead: rerun this study cold into a temporary folder (empty caches) and say, per "
+                        "file, whether the committed file is reproduced (identical, same numbers, same ranks) "
+                        "or differs; a study name or folder; repeatable; exit status 1 when any file differs")
+    p.add_argument("--keep", type=Path, metavar="DIR", help="with --check: keep the rerun's files in DIR/<study>")
     p = sub.add_parser("fetch", help="fetch and verify datasets")
     p.add_argument("names", nargs="*", help="datasets (default: every one in data/datasets.json)")
     p = sub.add_parser("study", help="run one study (arguments after the name go to the study; try -h)")
@@ -226,8 +222,36 @@ def _build_site(args: argparse.Namespace) -> None:
     build(getattr(args, "root", ROOT), getattr(args, "out", "_site"), **kwargs)
 
 
+def _study_named(name: str) -> StudySpec:
+    path = Path(name)
+    if (path / "study.json").is_file():
+        return StudySpec.load(path / "study.json")
+    return find_study(name)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``gabarito report --check STUDY…``: does a cold rerun reproduce the committed files?"""
+    from gabarito.study.check import check_study
+
+    extra = ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else []
+    failed = 0
+    for name in args.check:
+        spec = _study_named(name)
+        print(f"{spec.name}: rerunning cold into a temporary folder", file=sys.stderr)
+        checks = check_study(spec, extra, keep=args.keep / spec.name if args.keep else None)
+        for c in checks:
+            print(f"{spec.name}/{c.line()}")
+        bad = [c for c in checks if not c.reproduced]
+        failed += len(bad)
+        print(f"{spec.name}: {len(checks) - len(bad)} of {len(checks)} files reproduced", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from gabarito.study.integrity import verify
+
+    if args.check:
+        return cmd_check(args)
 
     extra = ["--arcadedb-url", args.arcadedb_url] if args.arcadedb_url else []
     studies = in_order(all_studies())

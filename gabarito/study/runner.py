@@ -159,6 +159,27 @@ def run_study(spec: StudySpec, run: Run, argv=None, *,
     return write_study_results(ctx, results)
 
 
+def run_script(spec: StudySpec, argv: list[str]) -> None:
+    """Run a study's script as ``__main__`` with ``argv``; a failure is one line. Ctrl-C (the
+    study printed its own line) is raised again as it came."""
+    import runpy
+
+    from gabarito.errors import INTERRUPTED
+
+    script = spec.dir / spec.script
+    saved = sys.argv
+    sys.argv = [str(script), *argv]
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exc:
+        if exc.code == INTERRUPTED:
+            raise
+        if exc.code not in (0, None):
+            raise GabaritoError(f"study {spec.name} exited with status {exc.code}", path=script) from None
+    finally:
+        sys.argv = saved
+
+
 def write_study_results(ctx: StudyContext, results: dict) -> Path:
     from gabarito.study.records import write_results
 

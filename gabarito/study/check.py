@@ -1,0 +1,189 @@
+"""Does a rerun from nothing reproduce a study's committed files?
+
+``gabarito report --check STUDY`` reruns the study's script cold (``--cold``) into a temporary
+folder, with an empty vector cache (``$GABARITO_CACHE_DIR``) and its own database folder, and
+compares every file the rerun wrote with the committed file of the same name:
+
+* ``identical``: byte for byte;
+* ``same numbers``: a JSON results file whose values all agree once the record of the run itself is
+  set aside (its provenance: date, commit, machine; the phase timings and the wall time; any value
+  measured in seconds, milliseconds or questions per second, which no rerun repeats);
+* ``same ranks``: a TREC run file with the same documents in the same order for every question;
+  only scores differ (in their last digits, typically);
+* ``differs``: how many lines and questions of a run file differ (and how many of them within the
+  top 10), or the first paths of a JSON file whose values differ;
+* ``missing`` (committed, not written by the rerun) and ``new`` (written, not committed).
+
+:func:`compare_file` is the comparison; :func:`check_study` the rerun. The verdicts of a file are
+ordered from the best (``identical``) to the worst, and :data:`REPRODUCED` says which count as
+reproduced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from gabarito.errors import GabaritoError
+from gabarito.study.runner import run_script
+from gabarito.study.spec import StudySpec
+
+#: Verdicts that count as reproduced.
+REPRODUCED = ("identical", "same numbers", "same ranks")
+#: Keys of a results file that record the run, not its result.
+VOLATILE_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machine", "date", "git", "migrations"})
+#: Keys whose values are measured times or rates (never repeated by a rerun).
+VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s|time)$|^(?:seconds|times)$")
+#: How many differing JSON paths a verdict names.
+SHOWN_PATHS = 5
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """One file's verdict: ``path`` relative to the study folder, ``verdict``, ``detail``."""
+
+    path: str
+    verdict: str
+    detail: str = ""
+
+    @property
+    def reproduced(self) -> bool:
+        return self.verdict in REPRODUCED
+
+    def line(self) -> str:
+        return f"{self.path}: {self.verdict}" + (f" ({self.detail})" if self.detail else "")
+
+
+def _trec_lists(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """``{question: [(document, score), ...]}`` in rank order (the file's rank column)."""
+    rows: dict[str, list[tuple[int, str, str]]] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise GabaritoError(f"expected 6 columns, got {len(parts)}", path=path, record=f"line {n}")
+        rows.setdefault(parts[0], []).append((int(parts[3]), parts[2], parts[4]))
+    return {q: [(d, s) for _, d, s in sorted(r)] for q, r in rows.items()}
+
+
+def compare_trec(committed: Path, rerun: Path) -> tuple[str, str]:
+    """The verdict of a rerun TREC run file against the committed one (the run tag is ignored)."""
+    a, b = _trec_lists(committed), _trec_lists(rerun)
+    docs_a = {q: [d for d, _ in v] for q, v in a.items()}
+    docs_b = {q: [d for d, _ in v] for q, v in b.items()}
+    if a == b:
+        return "identical", ""
+    if docs_a == docs_b:
+        return "same ranks", "scores differ, documents and order the same"
+    questions = sorted(set(docs_a) | set(docs_b))
+    lines = top = changed = 0
+    for q in questions:
+        x, y = docs_a.get(q, []), docs_b.get(q, [])
+        diff = [i for i in range(max(len(x), len(y))) if (x[i] if i < len(x) else None) != (y[i] if i < len(y) else None)]
+        lines += len(diff)
+        top += sum(1 for i in diff if i < 10)
+        changed += bool(diff)
+    total = sum(len(v) for v in docs_a.values())
+    return "differs", f"{lines} of {total} lines in {changed} of {len(questions)} questions; {top} within the top 10"
+
+
+def _walk(a, b, path: str) -> Iterator[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if k in VOLATILE_KEYS or VOLATILE_KEY.search(str(k)):
+                continue
+            if k not in a or k not in b:
+                yield f"{path}/{k}"
+            else:
+                yield from _walk(a[k], b[k], f"{path}/{k}")
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            yield f"{path}[{len(a)} vs {len(b)}]"
+        for i, (x, y) in enumerate(zip(a, b)):
+            yield from _walk(x, y, f"{path}[{i}]")
+    elif a != b or type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
+        yield path or "/"
+
+
+def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
+    """The verdict of a rerun JSON file against the committed one (volatile keys set aside)."""
+    if committed.read_bytes() == rerun.read_bytes():
+        return "identical", ""
+    try:
+        a = json.loads(committed.read_text(encoding="utf-8"))
+        b = json.loads(rerun.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GabaritoError(f"not JSON ({exc})", path=committed) from None
+    paths = []
+    for p in _walk(a, b, ""):
+        paths.append(p)
+        if len(paths) > SHOWN_PATHS:
+            break
+    if not paths:
+        return "same numbers", "only the record of the run differs"
+    more = ", …" if len(paths) > SHOWN_PATHS else ""
+    return "differs", ", ".join(paths[:SHOWN_PATHS]) + more
+
+
+def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
+    """Verdict and detail for one file present in both places."""
+    if committed.read_bytes() == rerun.read_bytes():
+        return "identical", ""
+    if rerun.suffix == ".trec":
+        return compare_trec(committed, rerun)
+    if rerun.suffix == ".json":
+        return compare_json(committed, rerun)
+    a = committed.read_text(encoding="utf-8", errors="replace").splitlines()
+    b = rerun.read_text(encoding="utf-8", errors="replace").splitlines()
+    differing = sum(1 for x, y in zip(a, b) if x != y) + abs(len(a) - len(b))
+    return "differs", f"{differing} of {max(len(a), len(b))} lines"
+
+
+def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
+    """Every file the rerun wrote (under ``rerun``) against ``committed``; committed run files of
+    the same folders that the rerun did not write are ``missing``."""
+    out = []
+    # the manifests (results.sha256.json) record each run's own files: a rerun's never matches
+    written = sorted(p for p in rerun.rglob("*") if p.is_file() and not p.name.endswith(".sha256.json"))
+    folders = {p.parent.relative_to(rerun) for p in written}
+    for p in written:
+        rel = p.relative_to(rerun)
+        mine = committed / rel
+        if not mine.is_file():
+            out.append(FileCheck(rel.as_posix(), "new", "written by the rerun, not committed"))
+            continue
+        verdict, detail = compare_file(mine, p)
+        out.append(FileCheck(rel.as_posix(), verdict, detail))
+    for folder in sorted(folders):
+        if folder == Path("."):
+            continue
+        for p in sorted((committed / folder).glob("*")):
+            if p.is_file() and not p.name.endswith(".sha256.json") and not (rerun / folder / p.name).exists():
+                out.append(FileCheck((folder / p.name).as_posix(), "missing", "committed, not written by the rerun"))
+    return out
+
+
+def check_study(spec: StudySpec, extra: list[str] | None = None, *, keep: Path | None = None) -> list[FileCheck]:
+    """Rerun ``spec`` cold into a temporary folder (empty vector cache, own database folder) and
+    compare what it wrote with the committed files. ``keep``: copy the rerun's folder there."""
+    with tempfile.TemporaryDirectory(prefix=f"gabarito-check-{spec.name.replace('/', '-')}-") as tmp:
+        tmp = Path(tmp)
+        saved = os.environ.get("GABARITO_CACHE_DIR")
+        os.environ["GABARITO_CACHE_DIR"] = str(tmp / "cache")
+        try:
+            run_script(spec, ["--out", str(tmp / "out"), "--db-dir", str(tmp / "db"), "--cold", *(extra or [])])
+        finally:
+            if saved is None:
+                os.environ.pop("GABARITO_CACHE_DIR", None)
+            else:
+                os.environ["GABARITO_CACHE_DIR"] = saved
+        if keep is not None:
+            shutil.copytree(tmp / "out", keep, dirs_exist_ok=True)
+        return compare_folders(spec.dir, tmp / "out")

@@ -1,0 +1,130 @@
+"""``gabarito report --check``: a study rerun cold into a temporary folder, each file compared with
+the committed one. A small study (BM25 in memory on six documents, scored with the project's one
+scorer) is run, then checked twice from empty caches: every file is reproduced. Then the committed
+files are altered the ways a real rerun can differ (a score's last digits, two documents swapped, a
+number of the results) and the command says so, per file, with exit status 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gabarito import cli
+from gabarito.hashing import sha256_file
+from gabarito.study.check import compare_json, compare_trec
+
+SCRIPT = '''"""A tiny study for the rerun check."""
+import json
+from pathlib import Path
+
+from gabarito.measure.score import score_runs
+from gabarito.retrieval.memory import BM25
+from gabarito.study.runner import study_main
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(ctx):
+    docs = json.loads((HERE / "docs.json").read_text(encoding="utf-8"))
+    gold = json.loads((HERE / "gold.json").read_text(encoding="utf-8"))
+    with ctx.phase("search"):
+        bm25 = BM25({d["id"]: d["text"] for d in docs})
+        run_ = {q["id"]: dict(bm25.search(q["query"], 10)) for q in gold}
+    qrels = {q["id"]: {d: 1 for d in q["relevantIds"]} for q in gold}
+    ctx.write_run("bm25", run_)
+    report = score_runs({"bm25": run_}, qrels, ["RR@10", "nDCG@10"], resamples=ctx.args.resamples, seed=ctx.seed)
+    return {"provenance": ctx.provenance(corpus={"docs": len(docs)}, model=None, engine={"name": "memory"},
+                                         parameters={}), "scores": report.to_dict()}
+
+
+if __name__ == "__main__":
+    study_main(__file__, run)
+'''
+
+DOCS = [{"id": f"d{i}", "text": t} for i, t in enumerate([
+    "prazo para trocar um produto com defeito", "frete grátis para compras acima de cem reais",
+    "como redefinir a senha da conta", "cupom de desconto não funciona no aplicativo",
+    "prazo de entrega para o nordeste", "garantia estendida e assistência técnica"], start=1)]
+GOLD = [{"id": "q1", "query": "trocar produto com defeito", "relevantIds": ["d1"]},
+        {"id": "q2", "query": "frete grátis", "relevantIds": ["d2"]},
+        {"id": "q3", "query": "esqueci a senha da conta", "relevantIds": ["d3"]},
+        {"id": "q4", "query": "prazo de entrega", "relevantIds": ["d5", "d1"]}]
+
+
+@pytest.fixture()
+def study(tmp_path, monkeypatch) -> Path:
+    d = tmp_path / "mini"
+    d.mkdir()
+    (d / "docs.json").write_text(json.dumps(DOCS, ensure_ascii=False), encoding="utf-8")
+    (d / "gold.json").write_text(json.dumps(GOLD, ensure_ascii=False), encoding="utf-8")
+    (d / "gold.lock.json").write_text(json.dumps({"files": {"gold.json": sha256_file(d / "gold.json")}}))
+    (d / "run_mini.py").write_text(SCRIPT, encoding="utf-8")
+    (d / "study.json").write_text(json.dumps({"name": "mini", "title": "Mini", "script": "run_mini.py",
+                                              "gold": [{"manifest": "gold.lock.json"}], "seed": 7,
+                                              "resamples": 200}), encoding="utf-8")
+    monkeypatch.setenv("GABARITO_CACHE_DIR", str(tmp_path / "cache"))
+    from gabarito.study.runner import run_script
+    from gabarito.study.spec import StudySpec
+
+    run_script(StudySpec.load(d / "study.json"), [])  # the committed files
+    assert (d / "results.json").is_file() and (d / "runs" / "bm25.trec").is_file()
+    return d
+
+
+def _check(study, capsys) -> tuple[int, dict[str, str]]:
+    code = cli.main(["report", "--check", str(study)])
+    out = capsys.readouterr().out
+    verdicts = {}
+    for line in out.splitlines():
+        path, _, rest = line.partition(": ")
+        verdicts[path] = rest
+    return code, verdicts
+
+
+def test_two_cold_reruns_reproduce_every_committed_file(study, capsys):
+    for _ in range(2):
+        code, verdicts = _check(study, capsys)
+        assert code == 0, verdicts
+        assert verdicts["mini/runs/bm25.trec"] == "identical"
+        assert verdicts["mini/results.json"].startswith("same numbers")  # only date, machine, timings differ
+    assert not (study / "out").exists()  # the rerun went to a temporary folder
+
+
+def test_a_changed_score_a_swap_and_a_changed_number_are_each_named(study, capsys):
+    trec = study / "runs" / "bm25.trec"
+    lines = trec.read_text().splitlines()
+    q, z, doc, rank, score, tag = lines[0].split()
+    lines[0] = " ".join([q, z, doc, rank, f"{float(score) + 1e-6:.6f}", tag])
+    trec.write_text("\n".join(lines) + "\n")
+    code, verdicts = _check(study, capsys)
+    assert code == 0 and verdicts["mini/runs/bm25.trec"].startswith("same ranks")
+
+    i = next(i for i in range(len(lines) - 1) if lines[i].split()[0] == lines[i + 1].split()[0])
+    a, b = lines[i].split(), lines[i + 1].split()  # two documents of the same question, swapped
+    lines[i] = " ".join([a[0], a[1], b[2], a[3], a[4], a[5]])
+    lines[i + 1] = " ".join([b[0], b[1], a[2], b[3], b[4], b[5]])
+    trec.write_text("\n".join(lines) + "\n")
+    results = json.loads((study / "results.json").read_text())
+    results["scores"]["metrics"]["bm25"]["RR@10"] += 0.125
+    (study / "results.json").write_text(json.dumps(results))
+    code, verdicts = _check(study, capsys)
+    assert code == 1
+    assert verdicts["mini/runs/bm25.trec"].startswith("differs (2 of ") and "2 within the top 10" in verdicts["mini/runs/bm25.trec"]
+    assert verdicts["mini/results.json"].startswith("differs (/scores/metrics/bm25/RR@10")
+
+
+def test_comparisons_by_hand(tmp_path):
+    a, b = tmp_path / "a.trec", tmp_path / "b.trec"
+    a.write_text("1 Q0 x 1 2.0 t\n1 Q0 y 2 1.0 t\n2 Q0 z 1 1.0 t\n")
+    b.write_text("1 Q0 x 1 2.0 u\n1 Q0 y 2 1.0 u\n2 Q0 z 1 1.0 u\n")
+    assert compare_trec(a, b)[0] == "identical"  # the run tag is the run's own name
+    b.write_text("1 Q0 y 1 2.0 u\n1 Q0 x 2 1.0 u\n2 Q0 z 1 1.0 u\n")
+    assert compare_trec(a, b) == ("differs", "2 of 3 lines in 1 of 2 questions; 2 within the top 10")
+    ja, jb = tmp_path / "a.json", tmp_path / "b.json"
+    ja.write_text(json.dumps({"m": {"mean": 0.5, "query_s": 1.0}, "wall_s": 3, "provenance": {"date": "x"}}))
+    jb.write_text(json.dumps({"m": {"mean": 0.5, "query_s": 2.0}, "wall_s": 4, "provenance": {"date": "y"}}))
+    assert compare_json(ja, jb)[0] == "same numbers"
+    jb.write_text(json.dumps({"m": {"mean": 0.6, "query_s": 2.0}, "wall_s": 4}))
+    assert compare_json(ja, jb) == ("differs", "/m/mean")
