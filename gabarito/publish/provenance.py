@@ -82,7 +82,7 @@ def _model_names(value, out: list[str]) -> None:
     if isinstance(value, Mapping):
         ident = value.get("model_id") or value.get("id")
         if isinstance(ident, str):
-            out.append(model_name(ident))
+            out.append(model_name(ident, value.get("engine")))
             return
         for v in value.values():
             _model_names(v, out)
@@ -128,7 +128,7 @@ def facts(results: Mapping, *, models: Iterable[str] | None = None) -> list[tupl
         ("Commit", code(commit[:12], whole=True) if commit else "fora de um repositório git"),
         ("Motor", Html("; ".join(str(text(e)) for e in _unique(engines)) or "—")),
         ("Modelo" if len(names) == 1 else "Modelos", ", ".join(names) or "nenhum"),
-        ("Máquina", machine(prov.get("machine"))),
+        ("Computador da medida", machine(prov.get("machine"))),
     ]
     return rows
 

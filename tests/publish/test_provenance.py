@@ -25,9 +25,9 @@ def _results(name: str) -> dict:
 @pytest.mark.parametrize("study", ["benchmark_rrf", "helpcenter", "reranking", "standard_collections"])
 def test_every_chapter_has_its_facts(study):
     facts = dict(provenance.facts(_results(study)))
-    assert set(facts) >= {"Medido em", "Commit", "Motor", "Máquina"}
+    assert set(facts) >= {"Medido em", "Commit", "Motor", "Computador da medida"}
     assert " de 20" in facts["Medido em"]
-    assert "núcleos" in str(facts["Máquina"]) and "Linux-" not in str(facts["Máquina"])
+    assert "núcleos" in str(facts["Computador da medida"]) and "Linux-" not in str(facts["Computador da medida"])
     box = provenance.provenance_box(_results(study), source=f"{study}/results.json")
     assert box.startswith('<aside class="gabarito-provenance">')
     assert ("gabarito-dirty" in box) == provenance.is_dirty(_results(study))

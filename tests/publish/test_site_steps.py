@@ -180,3 +180,16 @@ def test_executing_a_notebook_leaves_no_kernel_running(tmp_path):
     children = subprocess.run(["ps", "--ppid", str(os.getpid()), "-o", "cmd="], capture_output=True,
                               text=True).stdout
     assert "ipykernel" not in children, children
+
+
+def test_cached_outputs_go_stale_when_the_navbar_or_another_page_changes(tmp_path):
+    from gabarito.publish.site.execute import inputs_digest
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_quarto.yml").write_text("website:\n  title: a\n")
+    (tmp_path / "notebooks" / "a.ipynb").write_text("{}")
+    first = inputs_digest(tmp_path)
+    (tmp_path / "_quarto.yml").write_text("website:\n  title: b\n")
+    second = inputs_digest(tmp_path)
+    (tmp_path / "notebooks" / "a.ipynb").write_text('{"cells": []}')
+    assert len({first, second, inputs_digest(tmp_path)}) == 3

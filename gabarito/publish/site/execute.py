@@ -43,17 +43,23 @@ def _package_dir() -> Path:
 
 
 def inputs_digest(root: Path) -> str:
-    """sha256 over what a notebook's outputs depend on besides itself: the study JSON and the code."""
+    """sha256 over what a notebook's outputs depend on besides itself: the study JSON, the code, the
+    project file and the other pages."""
     import plotly
 
     h = hashlib.sha256(f"gabarito-site {CACHE_VERSION} plotly {plotly.__version__}\n".encode())
+    # the pages read each other's titles and the navbar (the home page lists every chapter): the
+    # project file and the notebooks are inputs of every notebook
     groups = [(Path(root) / "case-studies", ("*.json", "*.jsonl", "*.py")), (Path(root) / "data", ("*.json",)),
-              (_package_dir(), ("*.py", "*.css", "*.js"))]
+              (_package_dir(), ("*.py", "*.css", "*.js")), (Path(root) / "notebooks", ("*.ipynb",))]
+    for name in ("_quarto.yml", "index.ipynb"):
+        if (Path(root) / name).is_file():
+            h.update(f"{name} {sha256_file(Path(root) / name)}\n".encode())
     for base, patterns in groups:
         if not base.is_dir():
             continue
         for p in sorted(q for pattern in patterns for q in base.rglob(pattern)):
-            if "__pycache__" in p.parts or ".ipynb_checkpoints" in p.parts:
+            if "__pycache__" in p.parts or ".ipynb_checkpoints" in p.parts or p.name.startswith("."):
                 continue
             h.update(f"{base.name}/{p.relative_to(base).as_posix()} {sha256_file(p)}\n".encode())
     return h.hexdigest()
