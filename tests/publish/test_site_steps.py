@@ -193,3 +193,12 @@ def test_cached_outputs_go_stale_when_the_navbar_or_another_page_changes(tmp_pat
     second = inputs_digest(tmp_path)
     (tmp_path / "notebooks" / "a.ipynb").write_text('{"cells": []}')
     assert len({first, second, inputs_digest(tmp_path)}) == 3
+
+
+def test_a_table_cell_shows_one_output():
+    nb = _nb(("code", "#| label: tbl-a\n#| tbl-cap: \"Uma tabela.\"\nshow()\ndisplay(Markdown('nota'))"))
+    nb.cells[0].outputs = [_html_output("<table><tr><td>1</td></tr></table>")]
+    prepare.check_floats(nb, "x.ipynb")
+    nb.cells[0].outputs.append(nbformat.v4.new_output("display_data", data={"text/markdown": "nota"}))
+    with pytest.raises(GabaritoError, match="sub-tables"):
+        prepare.check_floats(nb, "x.ipynb")

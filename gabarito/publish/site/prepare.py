@@ -111,8 +111,8 @@ def _texts(nb):
 
 
 def check_floats(nb, path: Path | str) -> None:
-    """Refuse captions without a ``fig-``/``tbl-`` label, labels without a caption, a figure cell
-    that shows more than one output, repeated labels and references to labels the page does not have."""
+    """Refuse captions without a ``fig-``/``tbl-`` label, labels without a caption, a figure or
+    table cell that shows more than one output, repeated labels and references to labels the page does not have."""
     seen: set[str] = set()
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -126,8 +126,9 @@ def check_floats(nb, path: Path | str) -> None:
             if label.startswith(f"{kind}-") and not opts.get(cap):
                 raise GabaritoError(f"cell {i} is labelled {label} but has no {cap}", path=path)
         shown = [o for o in cell.get("outputs") or [] if o.get("output_type") in ("display_data", "execute_result")]
-        if label.startswith("fig-") and len(shown) > 1:
-            raise GabaritoError(f"cell {i} ({label}) shows {len(shown)} outputs: Quarto would make subfigures of "
+        if label.startswith(("fig-", "tbl-")) and len(shown) > 1:
+            kind = "subfigures" if label.startswith("fig-") else "sub-tables"
+            raise GabaritoError(f"cell {i} ({label}) shows {len(shown)} outputs: Quarto would make {kind} of "
                                 "them and move the caption; give the notes a cell of their own", path=path)
         if label in seen:
             raise GabaritoError(f"label {label} is used twice", path=path)
