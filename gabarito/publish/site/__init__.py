@@ -58,11 +58,14 @@ def _stage_notebooks(stage: Path, executed: dict, cfg: dict, renderer: str) -> N
         nbformat.write(nb, str(dest))
 
 
-def _finish(root: Path, built: Path, cfg: dict) -> str:
+def _finish(root: Path, built: Path, cfg: dict, packaged: Path) -> str:
     stripped = strip_cdn_scripts(built)
     figures = install_plotly(built)
     enhance_pages(built, navigation(cfg, root))
-    files = copy_downloads(root, built) + add_package_downloads(root, built)
+    files = copy_downloads(root, built)
+    if packaged.is_dir():  # the package and the example, made before rendering (their links resolve)
+        shutil.copytree(packaged, built / "downloads", dirs_exist_ok=True)
+        files += sum(1 for p in packaged.rglob("*") if p.is_file())
     check_markup(built)
     check_offline(built)
     return f"{figures} page(s) with figures, {files} download(s)" + (f", {stripped} CDN tag(s) removed" if stripped else "")
@@ -111,11 +114,14 @@ def build(root: str | Path = ".", out: str | Path = "_site", renderer: str = "au
     try:
         stage_project(root, stage, skip={out, output_dir(root, cfg), *(root / rel for rel in notebooks)})
         _stage_notebooks(stage, executed, cfg, renderer)
+        packaged = stage / ".packaged"
+        if add_package_downloads(root, packaged):
+            shutil.copytree(packaged / "downloads", stage / "downloads", dirs_exist_ok=True)
         t1 = time.perf_counter()
         built = render_quarto(stage, quarto) if renderer == "quarto" else render_smalldocs(stage)
         if not (built / "index.html").is_file():
             raise GabaritoError(f"{renderer} wrote no index.html", path=built)
-        summary = _finish(root, built, cfg)
+        summary = _finish(root, built, cfg, packaged / "downloads")
         say(f"rendered with {renderer} in {time.perf_counter() - t1:.1f} s; {summary}")
         swap_in(built, out)
     finally:
