@@ -294,3 +294,39 @@ def loss_curves(curves: Mapping[str, Sequence[Sequence[float]]]):
                                  hovertemplate=f"passo %{{x}}: %{{y:.3f}}<extra>{html.escape(name)}</extra>"))
     return layout(fig, height=360, xaxis=dict(title="passo de treino (lote de 16 pares)"),
                   yaxis=dict(title="perda (entropia cruzada binária)"))
+
+
+def difference_dots(categories: Sequence[str], series: Sequence[Mapping], *, x_title: str):
+    """Paired differences as dots with their 95% interval, one row per category (top to bottom in
+    the given order) and one colour per series: ``series`` is ``[{"name", "points": [{"category",
+    "diff", "ci": (lo, hi), "holds": bool, "hover"?}]}]``. A filled dot is a difference that holds
+    after Holm's correction, a hollow one a difference that does not; a dotted line marks zero."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    row = {c: i for i, c in enumerate(categories)}
+    several = len(series) > 1
+    for j, s in enumerate(series):
+        color = PALETTE[(2 * j) % len(PALETTE)]
+        dy = (j - (len(series) - 1) / 2) * 0.28 if several else 0.0
+        pts = [p for p in s["points"] if p["category"] in row]
+        fig.add_trace(go.Scatter(
+            x=[p["diff"] for p in pts], y=[row[p["category"]] + dy for p in pts], mode="markers", showlegend=False,
+            marker=dict(size=11, color=color, line=dict(width=2, color=color),
+                        symbol=["circle" if p["holds"] else "circle-open" for p in pts]),
+            error_x=dict(type="data", array=[p["ci"][1] - p["diff"] for p in pts],
+                         arrayminus=[p["diff"] - p["ci"][0] for p in pts], thickness=1.5, color=color),
+            customdata=[p.get("hover") or s["name"] for p in pts],
+            hovertemplate="%{customdata}: %{x:+.3f}<extra></extra>"))
+        if several:  # the series' colour in the legend
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=s["name"],
+                                     marker=dict(size=11, symbol="square", color=color)))
+    grey = "#6B7280"
+    for symbol, name in (("circle", "cheio: resiste à correção de Holm"), ("circle-open", "vazio: não resiste")):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                 marker=dict(size=11, symbol=symbol, color=grey, line=dict(width=2, color=grey))))
+    fig.add_vline(x=0, line_dash="dot", line_color=grey)
+    return layout(fig, height=140 + (56 if several else 44) * len(categories),
+                  xaxis=dict(title=x_title, zeroline=False),
+                  yaxis=dict(tickvals=list(range(len(categories))), ticktext=list(categories), autorange="reversed",
+                             showgrid=False))

@@ -79,3 +79,17 @@ def test_flow_diagram_scales_and_escapes():
     svg = charts.flow_diagram([("1 · <a>", "sub & co", "prepare"), ("2", "x", "measure")])
     assert 'width="100%"' in svg and "viewBox" in svg
     assert "&lt;a&gt;" in svg and "sub &amp; co" in svg
+
+
+def test_difference_dots_fill_what_holds_and_span_each_interval():
+    fig = charts.difference_dots(["A", "B"], [
+        {"name": "x", "points": [{"category": "A", "diff": 0.1, "ci": (0.05, 0.2), "holds": True},
+                                 {"category": "B", "diff": -0.02, "ci": (-0.1, 0.04), "holds": False}]},
+        {"name": "y", "points": [{"category": "B", "diff": 0.03, "ci": (0.01, 0.05), "holds": True}]}],
+        x_title="Diferença")
+    first = fig.data[0]
+    assert list(first.marker.symbol) == ["circle", "circle-open"]
+    assert [round(v, 6) for v in first.error_x.array] == [0.1, 0.06]
+    assert [round(v, 6) for v in first.error_x.arrayminus] == [0.05, 0.08]
+    assert first.y[0] < 0 < first.y[1]  # row A above row B, series x shifted up
+    assert {t.name for t in fig.data if t.name} >= {"x", "y", "cheio: resiste à correção de Holm", "vazio: não resiste"}
