@@ -20,6 +20,7 @@ values, per measure (scores are distinct, so the tools' tie rules do not matter)
 from __future__ import annotations
 
 import gc
+import importlib.metadata
 import importlib.util
 import resource
 import statistics
@@ -119,7 +120,7 @@ def ranx_times(run: Run, qrels: Qrels, repetitions: int) -> dict:
     r_run = ranx.Run({q: dict(p) for q, p in run.items()})
     first, _ = timed(lambda: ranx.evaluate(r_qrels, r_run, list(names.values()), return_mean=False), 1)
     warm, _ = timed(lambda: ranx.evaluate(r_qrels, r_run, list(names.values()), return_mean=False), repetitions)
-    return {"installed": True, "version": ranx.__version__, "first_call_s": first[0], "seconds": warm,
+    return {"installed": True, "version": importlib.metadata.version("ranx"), "first_call_s": first[0], "seconds": warm,
             "median_s": statistics.median(warm)}
 
 
