@@ -187,3 +187,14 @@ def test_committed_essential_equals_the_tables():
     assert e["cache"]["encode_warm_s"] < e["cache"]["encode_cold_s"]
     costs = findings.evaluation_cost(load_results(PEERS, "measures.json"))
     assert costs[0]["rows"] < costs[-1]["rows"] and all(c["max_abs_diff"] == 0.0 for c in costs)
+
+
+def test_evaluation_cost_reads_ranx_against_the_columnar_core_and_tolerates_its_absence():
+    tools = {"gabarito": {"median_s": 4.0}, "gabarito_columns": {"median_s": 2.0},
+             "ir_measures": {"ratio_to_gabarito_median": 3.0},
+             "ranx": {"installed": True, "first_call_s": 9.0, "median_s": 3.0, "ratio_to_gabarito_columns_median": 1.5}}
+    m = {"collections": {"large": {"queries": 10, "rows": 100, "tools": tools}}}
+    row = findings.evaluation_cost(m)[0]
+    assert (row["ranx_ratio"], row["ranx_first_s"], row["ir_measures_ratio"]) == (1.5, 9.0, 3.0)
+    del tools["ranx"]
+    assert findings.evaluation_cost(m)[0]["ranx_ratio"] is None
