@@ -94,22 +94,24 @@ def compare_trec(committed: Path, rerun: Path) -> tuple[str, str]:
     return "differs", f"{lines} of {total} lines in {changed} of {len(questions)} questions; {top} within the top 10"
 
 
-def _walk(a, b, path: str) -> Iterator[str]:
+def _walk(a, b, path: str) -> Iterator[tuple[str, str]]:
+    """``(kind, path)`` of every difference: ``value`` (the same place holds another value) or
+    ``key`` (a key or list item only one side has)."""
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b), key=str):
             if k in VOLATILE_KEYS or VOLATILE_KEY.search(str(k)):
                 continue
             if k not in a or k not in b:
-                yield f"{path}/{k}"
+                yield "key", f"{path}/{k}" + ("" if k in b else " (committed only)")
             else:
                 yield from _walk(a[k], b[k], f"{path}/{k}")
     elif isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
-            yield f"{path}[{len(a)} vs {len(b)}]"
+            yield "key", f"{path}[{len(a)} vs {len(b)} items]"
         for i, (x, y) in enumerate(zip(a, b)):
             yield from _walk(x, y, f"{path}[{i}]")
     elif a != b or type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
-        yield path or "/"
+        yield "value", path or "/"
 
 
 def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
@@ -121,15 +123,17 @@ def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
         b = json.loads(rerun.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise GabaritoError(f"not JSON ({exc})", path=committed) from None
-    paths = []
-    for p in _walk(a, b, ""):
-        paths.append(p)
-        if len(paths) > SHOWN_PATHS:
-            break
-    if not paths:
+    found = {"value": [], "key": []}
+    for kind, p in _walk(a, b, ""):
+        found[kind].append(p)
+    if not found["value"] and not found["key"]:
         return "same numbers", "only the record of the run differs"
-    more = ", …" if len(paths) > SHOWN_PATHS else ""
-    return "differs", ", ".join(paths[:SHOWN_PATHS]) + more
+    parts = []
+    for kind, what in (("value", "values differ"), ("key", "fields only one side has")):
+        if found[kind]:
+            more = ", …" if len(found[kind]) > SHOWN_PATHS else ""
+            parts.append(f"{len(found[kind])} {what}: " + ", ".join(found[kind][:SHOWN_PATHS]) + more)
+    return "differs", "; ".join(parts)
 
 
 def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
@@ -151,7 +155,8 @@ def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
     the same folders that the rerun did not write are ``missing``."""
     out = []
     # the manifests (results.sha256.json) record each run's own files: a rerun's never matches
-    written = sorted(p for p in rerun.rglob("*") if p.is_file() and not p.name.endswith(".sha256.json"))
+    written = sorted(p for p in rerun.rglob("*") if p.is_file() and not p.name.endswith(".sha256.json")
+                     and not p.name.startswith("."))  # the manifest's lock file
     folders = {p.parent.relative_to(rerun) for p in written}
     for p in written:
         rel = p.relative_to(rerun)
@@ -165,7 +170,8 @@ def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
         if folder == Path("."):
             continue
         for p in sorted((committed / folder).glob("*")):
-            if p.is_file() and not p.name.endswith(".sha256.json") and not (rerun / folder / p.name).exists():
+            if (p.is_file() and not p.name.endswith(".sha256.json") and not p.name.startswith(".")
+                    and not (rerun / folder / p.name).exists()):
                 out.append(FileCheck((folder / p.name).as_posix(), "missing", "committed, not written by the rerun"))
     return out
 

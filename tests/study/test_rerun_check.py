@@ -112,7 +112,7 @@ def test_a_changed_score_a_swap_and_a_changed_number_are_each_named(study, capsy
     code, verdicts = _check(study, capsys)
     assert code == 1
     assert verdicts["mini/runs/bm25.trec"].startswith("differs (2 of ") and "2 within the top 10" in verdicts["mini/runs/bm25.trec"]
-    assert verdicts["mini/results.json"].startswith("differs (/scores/metrics/bm25/RR@10")
+    assert verdicts["mini/results.json"].startswith("differs (1 values differ: /scores/metrics/bm25/RR@10")
 
 
 def test_comparisons_by_hand(tmp_path):
@@ -127,4 +127,6 @@ def test_comparisons_by_hand(tmp_path):
     jb.write_text(json.dumps({"m": {"mean": 0.5, "query_s": 2.0}, "wall_s": 4, "provenance": {"date": "y"}}))
     assert compare_json(ja, jb)[0] == "same numbers"
     jb.write_text(json.dumps({"m": {"mean": 0.6, "query_s": 2.0}, "wall_s": 4}))
-    assert compare_json(ja, jb) == ("differs", "/m/mean")
+    assert compare_json(ja, jb) == ("differs", "1 values differ: /m/mean")
+    jb.write_text(json.dumps({"m": {"mean": 0.5, "new": 1}}))
+    assert compare_json(ja, jb) == ("differs", "1 fields only one side has: /m/new")
