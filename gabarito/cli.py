@@ -344,5 +344,14 @@ def main(argv: list[str] | None = None) -> int:
         return INTERRUPTED
 
 
+def entry() -> int:
+    """The ``gabarito`` program: :func:`main`, then Ctrl-C ignored while the interpreter shuts down
+    (the command's work is done and its exit status decided; a late Ctrl-C would otherwise kill the
+    process silently, with no status of its own)."""
+    code = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(entry())

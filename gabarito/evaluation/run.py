@@ -103,7 +103,9 @@ def _reader(cfg: EvalConfig, reranker, device: str | None = None):
         return None
     from gabarito.retrieval.rerank import load_reranker
 
-    return reranker if reranker is not None else load_reranker(cfg.reranker, device=device)
+    if reranker is not None:
+        return reranker
+    return load_reranker(cfg.reranker, **({"device": device} if device is not None else {}))
 
 
 def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *, encoder=None,
@@ -143,7 +145,7 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
     vectors = model_prov = cache_report = None
     if cfg.uses_vectors:
         if encoder is None:
-            encoder = load_encoder(cfg.model, device=device)
+            encoder = load_encoder(cfg.model, **({"device": device} if device is not None else {}))
         elif encoder.model_id != cfg.model:
             raise GabaritoError(f"the encoder given is {encoder.model_id!r} but the config names {cfg.model!r}")
         vectors, query_vectors, cache_report = _encode(encoder, cache, chunks, queries, cfg, echo, timings)

@@ -88,7 +88,8 @@ def test_two_cold_reruns_reproduce_every_committed_file(study, capsys):
         code, verdicts = _check(study, capsys)
         assert code == 0, verdicts
         assert verdicts["mini/runs/bm25.trec"] == "identical"
-        assert verdicts["mini/results.json"].startswith("same numbers")  # only date, machine, timings differ
+        # only date, machine and timings can differ (within the same second, not even those)
+        assert verdicts["mini/results.json"].startswith(("same numbers", "identical")), verdicts
     assert not (study / "out").exists()  # the rerun went to a temporary folder
 
 
