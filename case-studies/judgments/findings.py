@@ -15,10 +15,10 @@ threshold a sentence depends on is stated once, below; the page writes the words
 
 from __future__ import annotations
 
-from math import sqrt
 from typing import Mapping, Sequence
 
 from gabarito.measure.report import Report
+from gabarito.measure.stats import Z95, wilson  # noqa: F401 - the share's interval, also findings.wilson
 from gabarito.publish.verdicts import span
 from studies.benchmark_rrf.findings import SINGLES, FusionVerdict, fusion_verdict
 
@@ -40,8 +40,6 @@ LEANS_HIGH = 0.6
 #: third assessor's.
 TIEBREAK_REGIMES = ("graded", "full")
 MECHANICAL = ("min", "max")
-#: The normal quantile of a two-sided 95% interval.
-Z95 = 1.959963984540054
 
 
 def _fused(results: Mapping) -> str:
@@ -162,17 +160,6 @@ def tiebreak_sensitivity(results: Mapping, methods: Sequence[str], rules: Sequen
                         largest = {"diff": diff, "set": s, "regime": r, "rule": k, "method": m}
     return {"rows": rows, "order_changed": changed,
             "n_combinations": len(results["sets"]) * len(TIEBREAK_REGIMES) * len(MECHANICAL), "largest": largest}
-
-
-def wilson(part: int, whole: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson's score interval (95% by default) of the share ``part / whole``; ``(0, 1)`` for an
-    empty whole."""
-    if whole == 0:
-        return (0.0, 1.0)
-    p, z2 = part / whole, z * z
-    centre = (p + z2 / (2 * whole)) / (1 + z2 / whole)
-    half = z * sqrt(p * (1 - p) / whole + z2 / (4 * whole * whole)) / (1 + z2 / whole)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _kappa(block: Mapping) -> dict:

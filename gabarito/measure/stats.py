@@ -41,6 +41,8 @@ DEFAULT_SEED = 20240601
 #: The project's one significance level: 95% intervals, and a difference is significant when
 #: its Holm-corrected p is below it.
 ALPHA = 0.05
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
 #: Upper bound on the number of cells of one resampling matrix (bounds memory use). The streams
 #: drawn do not depend on it; small chunks stay in cache and keep BLAS on one thread.
 _CHUNK_CELLS = 1 << 17
@@ -232,3 +234,14 @@ def compare_tables(tables: Mapping[str, Mapping[str, Sequence[float] | Mapping[s
         for i, row in enumerate(rows):
             row["p_holm"] = adjusted[str(i)]
     return out
+
+
+def wilson(part: int, whole: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval (95% by default) of the share ``part / whole``; ``(0, 1)`` for an
+    empty whole."""
+    if whole == 0:
+        return (0.0, 1.0)
+    p, z2 = part / whole, z * z
+    centre = (p + z2 / (2 * whole)) / (1 + z2 / whole)
+    half = z * math.sqrt(p * (1 - p) / whole + z2 / (4 * whole * whole)) / (1 + z2 / whole)
+    return (max(0.0, centre - half), min(1.0, centre + half))

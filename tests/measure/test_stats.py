@@ -317,3 +317,14 @@ def test_sign_test_on_tens_of_thousands_of_queries():
     result = sign_test(a, b)
     assert (result["wins"], result["losses"], result["ties"]) == (19000, 18000, 500)
     assert result["p"] == pytest.approx(binomtest(19000, 37000, 0.5).pvalue, rel=1e-12)
+
+
+def test_wilson_interval_matches_scipy():
+    from scipy.stats import binomtest
+
+    from gabarito.measure.stats import wilson
+
+    for k, n in ((0, 10), (5, 10), (68, 202), (10, 10), (1, 3)):
+        ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        assert wilson(k, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert wilson(0, 0) == (0.0, 1.0)
