@@ -52,9 +52,10 @@ def comparison_rows(results: Mapping) -> list[dict]:
     """Per measure and answer key: ``{"measure", "regime", "n", "means", "ci95", "diff", "ci",
     "p_holm", "verdict", "significant", "higher"}`` (``higher``: the run with the higher mean)."""
     rows = []
+    reports = {regime: report(results, regime) for regime in REGIMES}  # each read once
     for measure in MEASURES:
-        for regime in REGIMES:
-            r, c = report(results, regime), comparison(results, regime, measure)
+        for regime, r in reports.items():
+            c = r.compare(OTHER, BASELINE, measure)
             rows.append({"measure": measure, "regime": regime, "n": r.n,
                          "means": {m: r.mean(m, measure) for m in (BASELINE, OTHER)},
                          "ci95": {m: list(r.interval(m, measure)) for m in (BASELINE, OTHER)},
@@ -67,8 +68,9 @@ def changes(results: Mapping) -> dict[str, dict]:
     """Per measure: ``{"verdicts": {regime: verdict}, "higher": {regime: run}, "changed": the
     verdict is not the same under every answer key, "higher_changed": nor the run ahead}``."""
     out = {}
+    reports = {regime: report(results, regime) for regime in REGIMES}
     for measure in MEASURES:
-        cs = {regime: comparison(results, regime, measure) for regime in REGIMES}
+        cs = {regime: r.compare(OTHER, BASELINE, measure) for regime, r in reports.items()}
         verdicts = {g: c.verdict for g, c in cs.items()}
         higher = {g: _higher(c) for g, c in cs.items()}
         out[measure] = {"verdicts": verdicts, "higher": higher, "changed": len(set(verdicts.values())) > 1,
