@@ -78,6 +78,41 @@ class SecondReading:
         return {"reader": dict(self.reader.provenance()), "n": self.n}
 
 
+READING_FUSIONS = ("replace", "rrf", "convex")
+
+
+def fuse_reading(first: Run, read: Run, n: int, *, how: str = "rrf", weight: float = 0.5, rrf_k: int = 60) -> Run:
+    """The reader's order of the first stage's top ``n`` fused with the first stage's own order;
+    the rest of the first stage follows in its order, below every fused candidate.
+
+    ``read`` is the second reading of ``first`` (:class:`SecondReading` with the same ``n``).
+    ``how``: ``replace`` keeps the reader's order; ``rrf`` sums ``1 / (rrf_k + rank)`` over the
+    two orders; ``convex`` is ``weight * reader + (1 - weight) * first stage`` over scores
+    min-max normalized within the top ``n`` (:func:`gabarito.retrieval.fusion_functions.combine_scores`)."""
+    from gabarito.retrieval.fusion_functions import combine_scores, weighted_rrf
+
+    if how not in READING_FUSIONS:
+        raise GabaritoError(f"unknown fusion of a second reading {how!r} (one of {', '.join(READING_FUSIONS)})")
+    if not 0.0 <= weight <= 1.0:
+        raise GabaritoError(f"the reader's weight must be within [0, 1], not {weight}")
+    heads = {q: first.get(q, [])[:n] for q in first}
+    docs = {q: {d for d, _ in h} for q, h in heads.items()}
+    reader = {q: [(d, s) for d, s in read.get(q, []) if d in docs[q]][:n] for q in first}
+    if how == "replace":
+        fused = reader
+    elif how == "rrf":
+        fused = weighted_rrf([heads, reader], n, rrf_k=rrf_k)
+    else:
+        fused = combine_scores([reader, heads], n, weights=[weight, 1.0 - weight])
+    out = {}
+    for q in first:
+        head = [(d, float(s)) for d, s in Run({q: fused.get(q, [])})[q]] if fused.get(q) else []
+        floor = min((s for _, s in head), default=0.0) - 1.0
+        tail = [(d, floor - i * 1e-6) for i, (d, _) in enumerate(first.get(q, [])[n:])]
+        out[q] = head + tail
+    return Run(out, name=first.name)
+
+
 Fusion = Callable[[Sequence[Run], int], Run]
 
 

@@ -85,6 +85,11 @@ class TrainingConfig:
     torch_threads: int = 2
     logging_steps: int = 10
     time_limit_s: float | None = None
+    loss: str = "bce"
+    grouped_negatives: int = 3
+
+
+LOSSES = ("bce", "grouped")
 
 
 def build_pairs(queries: Mapping[str, str], documents: Mapping[str, str], qrels: Mapping[str, Mapping[str, int]],
@@ -188,11 +193,32 @@ def _optimizer(model, config: TrainingConfig):
     return opt, sched
 
 
-def _dataset(pairs: Sequence[Pair]):
+def _dataset(pairs: Sequence[Pair], loss: str = "bce"):
+    """Pointwise rows ``(query, text, label)`` for BCE; for the grouped loss one row
+    ``(query, positive, negative)`` per positive and negative of the same query (the loss adds
+    other rows' texts of the batch as further negatives)."""
     from datasets import Dataset
 
-    return Dataset.from_dict({"query": [p.query for p in pairs], "text": [p.text for p in pairs],
-                              "label": [float(p.label) for p in pairs]})
+    if loss == "bce":
+        return Dataset.from_dict({"query": [p.query for p in pairs], "text": [p.text for p in pairs],
+                                  "label": [float(p.label) for p in pairs]})
+    by_query: dict[str, tuple[list[Pair], list[Pair]]] = {}
+    for p in pairs:
+        by_query.setdefault(p.query_id, ([], []))[0 if p.label >= 0.5 else 1].append(p)
+    rows = [(pos.query, pos.text, neg.text) for q in sorted(by_query) for pos in by_query[q][0]
+            for neg in by_query[q][1]]
+    if not rows:
+        raise GabaritoError("the grouped loss needs queries with both a positive and a negative pair")
+    return Dataset.from_dict({"query": [r[0] for r in rows], "positive": [r[1] for r in rows],
+                              "negative": [r[2] for r in rows]})
+
+
+def _loss(model, config: TrainingConfig):
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss, MultipleNegativesRankingLoss
+
+    if config.loss == "bce":
+        return BinaryCrossEntropyLoss(model)
+    return MultipleNegativesRankingLoss(model, num_negatives=config.grouped_negatives)
 
 
 def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: str | Path, *,
@@ -202,11 +228,12 @@ def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: 
     device (:func:`gabarito.retrieval.device.choose_device`; the CPU unless asked)."""
     import torch
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
-    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
     from transformers import set_seed
 
     if not pairs or len({p.label for p in pairs}) < 2:
         raise GabaritoError("training needs both relevant and non-relevant pairs")
+    if config.loss not in LOSSES:
+        raise GabaritoError(f"unknown loss {config.loss!r} (one of {', '.join(LOSSES)})")
     device = choose_device(device)
     torch.set_num_threads(config.torch_threads)
     set_seed(config.seed)
@@ -221,8 +248,8 @@ def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: 
             warmup_ratio=config.warmup_ratio, weight_decay=config.weight_decay, seed=config.seed,
             data_seed=config.seed, logging_steps=config.logging_steps, save_strategy="no", report_to="none",
             use_cpu=device == "cpu", dataloader_num_workers=0, disable_tqdm=True)
-        trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=_dataset(pairs),
-                                      loss=BinaryCrossEntropyLoss(model), callbacks=[guard.callback],
+        trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=_dataset(pairs, config.loss),
+                                      loss=_loss(model, config), callbacks=[guard.callback],
                                       optimizers=_optimizer(model, config))
         t0 = time.perf_counter()
         trainer.train()

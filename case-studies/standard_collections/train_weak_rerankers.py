@@ -1,0 +1,233 @@
+"""A cross-encoder taught by each collection's own text (weak supervision), fused with the first stage.
+
+For each classic collection, a reader is trained from all-MiniLM-L6-v2's BERT weights (plus a new
+one-output head) on pseudo-queries made of that collection's own documents: a document's title
+(or first sentence) asks, the rest of the document answers (MacAvaney et al., SIGIR 2019). Hard
+negatives come from the in-memory BM25 ranking for the pseudo-query (the source document left
+out), filtered for false negatives with the packaged all-MiniLM-L6-v2 bi-encoder; one random
+document per pseudo-query is an easy negative. **No judgment of any collection is read to train
+the ``weak`` recipe**; the ``weak+judged`` recipe adds the judged pairs of the four other
+collections (the recipe of ``train_rerankers.py``).
+
+On the collection's judged questions the reader re-reads the top N (10, 20, 50, 100) of the
+committed first stages (BM25 and dense all-mpnet-base-v2, ``runs/<collection>.<method>.trec``)
+three ways: its order replaces the first stage's; RRF of the two orders; a convex combination of
+min-max normalized scores whose weight is chosen on the other half of the questions (two-fold
+cross-fitting). Each variant is tested against its first stage (paired randomization, Holm over
+the variants of that first stage). The declared primary comparison is RRF at N = 20 against BM25,
+Holm-corrected over the five collections; the lesson (re-reading lifts BM25 more than a dense
+first stage) is the paired difference of the two lifts per question, Holm over the collections.
+The reader's AUC on judged pairs (positives against BM25's hard negatives and against random
+documents) sits beside BM25's own AUC on the same pairs.
+
+    python case-studies/standard_collections/train_weak_rerankers.py
+    python case-studies/standard_collections/train_weak_rerankers.py --folds adi --steps 20   # quick
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+from gabarito.hashing import sha256_file
+from gabarito.core.runs import Run
+from gabarito.measure import stats
+from gabarito.measure.score import score_runs
+from gabarito.measure.tuning import against_baseline, cross_fit
+from gabarito.retrieval.memory import BM25
+from gabarito.retrieval.pipeline import SecondReading, fuse_reading
+from gabarito.retrieval.protocol import Queries
+from gabarito.retrieval.rerank import CrossEncoderReranker
+from gabarito.retrieval.rerank.memo import MemoReader
+from gabarito.retrieval.rerank.training import PairPlan, TrainingConfig, separability
+from gabarito.retrieval.rerank.weak import pseudo_queries, weak_pairs
+from gabarito.study.runner import say, variant_main
+from studies.standard_collections import reranker_extras as extras
+from studies.standard_collections import train_rerankers as judged
+
+HERE = Path(__file__).resolve().parent
+
+FOLDS = judged.COLLECTIONS
+RECIPES = ("weak", "weak+judged")
+FIRST_STAGES = {"bm25": "bm25_arcadedb_english", "dense": "dense_mpnet"}
+NS = (10, 20, 50, 100)
+HOWS = ("replace", "rrf", "convex")
+GRID = tuple(round(0.1 * i, 1) for i in range(11))
+PRIMARY = ("rrf", 20)
+MEASURES = ("nDCG@10", "RR@10", "AP@100")
+PSEUDO_LIMIT = 1000
+NEGATIVE_DEPTH = 30
+FILTER_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def add_arguments(ap):
+    ap.add_argument("--folds", default=",".join(FOLDS), help="collections, comma separated")
+    ap.add_argument("--recipes", default="weak", help=f"training recipes, comma separated ({', '.join(RECIPES)})")
+    ap.add_argument("--steps", type=int, default=250, help="training steps per reader (batch 16); at most "
+                                                          "three passes over the pairs")
+    ap.add_argument("--time-limit", type=float, default=1500.0, help="wall-clock guard per reader, seconds")
+    ap.add_argument("--lr", type=float, default=5e-5, help="encoder's peak learning rate")
+    ap.add_argument("--head-lr", type=float, default=1e-3, help="the new head's peak learning rate")
+    ap.add_argument("--max-length", type=int, default=128, help="tokens per (query, text) pair")
+    ap.add_argument("--base-model", default="sentence-transformers/all-MiniLM-L6-v2", help="the encoder's weights")
+    ap.add_argument("--loss", default="bce", choices=("bce", "grouped"), help="pointwise BCE or grouped loss")
+    ap.add_argument("--device", default=None, help="auto, cpu or cuda (default: the CPU)")
+    ap.add_argument("--retrain", action="store_true", help="train again even when a cached model matches")
+
+
+def plan(seed: int) -> PairPlan:
+    return PairPlan(positives=1, negatives_per_positive=1, negative_depth=NEGATIVE_DEPTH,
+                    random_negatives_per_positive=1, seed=seed)
+
+
+def weak_training_pairs(c, seed: int, encoder) -> tuple[list, dict]:
+    """The collection's pseudo-query pairs (its documents only, no judgment) and their counts."""
+    found = pseudo_queries(c.documents, limit=PSEUDO_LIMIT, seed=seed)
+    texts = {d.id: d.text for d in c.documents}
+    bm25 = BM25(texts)
+    cands = {p.doc_id: [d for d, _ in bm25.search(p.query, NEGATIVE_DEPTH + 1)] for p in found["pseudo"]}
+    pairs, counts = weak_pairs(found["pseudo"], texts, cands, plan(seed), encode=encoder.encode,
+                               prefix=f"{c.name}:")
+    return pairs, {**counts, "documents": found["counts"],
+                   "examples": [{"pseudo_query": p.query, "source": p.source, "doc_id": p.doc_id}
+                                for p in found["pseudo"][:3]]}
+
+
+def training_config(ctx, n_pairs: int) -> TrainingConfig:
+    a = ctx.args
+    steps = min(a.steps, 3 * math.ceil(n_pairs / 16))
+    return TrainingConfig(base_model=a.base_model, max_steps=steps, seed=ctx.seed, max_length=a.max_length,
+                          learning_rate=a.lr, head_learning_rate=a.head_lr, time_limit_s=a.time_limit, loss=a.loss)
+
+
+def reading_runs(first: Run, queries: Queries, texts: dict, reader, qrels, seed: int) -> tuple[dict, dict]:
+    """Every (how, N) reading of one first stage, and the convex weights chosen per N."""
+    runs, chosen = {}, {}
+    for n in NS:
+        read = SecondReading(reader, texts, n=n)(queries, first)
+        runs[f"replace@{n}"] = fuse_reading(first, read, n, how="replace")
+        runs[f"rrf@{n}"] = fuse_reading(first, read, n, how="rrf")
+        fit = cross_fit(lambda w: fuse_reading(first, read, n, how="convex", weight=w), GRID, qrels, "nDCG@10",
+                        seed, prefer=0.5, name=f"convex@{n}")
+        runs[f"convex@{n}"] = fit["run"]
+        chosen[str(n)] = [f["chosen"] for f in fit["folds"]]
+    return runs, chosen
+
+
+def evaluate_fold(ctx, c, reader) -> tuple[dict, dict]:
+    """Scores of each first stage and its readings; the per-question nDCG@10 the lesson reads."""
+    judged_q = c.judged_queries()
+    queries = Queries([q.id for q in judged_q], [q.query for q in judged_q])
+    texts = {d.id: d.text for d in c.documents}
+    qrels = judged._graded(c.name, c.qrels)
+    out, per_query = {}, {}
+    for stage, method in FIRST_STAGES.items():
+        first = Run.from_trec(judged._run_file(c.name, method)).cut(max(NS))
+        with ctx.phase(f"second reading ({c.name}, {stage})"):
+            variants, weights = reading_runs(first, queries, texts, reader, qrels, ctx.seed)
+        runs = {stage: first, **variants}
+        scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
+        nd = {k: scored.per_query[k]["nDCG@10"] for k in runs}
+        tests = against_baseline(nd, stage, resamples=ctx.resamples, seed=ctx.seed)
+        out[stage] = {"method": method, "run_sha256": sha256_file(judged._run_file(c.name, method)),
+                      "n_queries": scored.n,
+                      "means": {k: {m: scored.mean(k, m) for m in MEASURES} for k in runs},
+                      "ci": {k: {m: list(scored.interval(k, m) or ()) for m in MEASURES} for k in runs},
+                      "tests_nDCG@10": tests, "convex_weights": weights}
+        per_query[stage] = nd
+    return out, per_query
+
+
+def auc_beside_bm25(ctx, c, reader) -> dict:
+    """The reader's and BM25's AUC on the same judged pairs of the collection (never trained on)."""
+    pairs = judged._training_pairs({c.name: c}, [c.name], ctx.seed)
+    sample = random.Random(f"{ctx.seed}:auc").sample(pairs, min(extras.SEPARABILITY_PAIRS, len(pairs)))
+    bm25 = BM25({f"{c.name}:{d.id}": d.text for d in c.documents})
+    at = {d: i for i, d in enumerate(bm25.ids)}
+    memo: dict[str, object] = {}
+    bm25_scores = []
+    for p in sample:
+        if p.query not in memo:
+            memo[p.query] = bm25.scores(p.query)
+        bm25_scores.append(float(memo[p.query][at[p.doc_id]]))
+    return {"pairs": len(sample), "reader": separability(sample, extras._scores(reader, sample)),
+            "bm25": separability(sample, bm25_scores)}
+
+
+def lesson(per_query: dict, seed: int, resamples: int) -> dict:
+    """Per question, the primary reading's lift over BM25 minus its lift over the dense first stage."""
+    how, n = PRIMARY
+    key = f"{how}@{n}"
+    lift = {s: {q: per_query[s][key][q] - per_query[s][s][q] for q in per_query[s][s]} for s in FIRST_STAGES}
+    row = stats.compare_methods({"bm25": lift["bm25"], "dense": lift["dense"]}, n_resamples=resamples, seed=seed)[0]
+    return {"variant": key, **row}
+
+
+def run_fold(ctx, collections: dict, held: str, recipe: str, encoder) -> dict:
+    c = collections[held]
+    with ctx.phase(f"pseudo-queries ({held})"):
+        pairs, counts = weak_training_pairs(c, ctx.seed, encoder)
+    if recipe == "weak+judged":
+        pairs = pairs + judged._training_pairs(collections, [n for n in FOLDS if n != held], ctx.seed)
+    config = training_config(ctx, len(pairs))
+    folder, record = judged._trained_model(ctx, f"{held}-{recipe}", pairs, config)
+    reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32,
+                                             device=ctx.args.device))
+    stages, per_query = evaluate_fold(ctx, c, reader)
+    with ctx.phase(f"AUC ({held})"):
+        auc = auc_beside_bm25(ctx, c, reader)
+    say(f"weak_rerankers: {held} ({recipe}): {reader.pairs_scored} pairs read in {reader.seconds:.0f} s")
+    return {"recipe": recipe, "weak_pairs": counts, "training": record, "reader": reader.provenance(),
+            "first_stages": stages, "auc": auc, "per_query_nDCG@10": per_query,
+            "lesson": lesson(per_query, ctx.seed, ctx.resamples),
+            "cost": {"pairs_read": reader.pairs_scored, "seconds": round(reader.seconds, 1)}}
+
+
+def primary_holm(results: dict) -> dict:
+    """The declared primary comparison across collections, Holm-corrected, per recipe."""
+    how, n = PRIMARY
+    out = {}
+    for recipe in sorted({r["recipe"] for r in results.values()}):
+        rows = {k: next(t for t in r["first_stages"]["bm25"]["tests_nDCG@10"] if t["a"] == f"{how}@{n}")
+                for k, r in results.items() if r["recipe"] == recipe}
+        lessons = {k: r["lesson"] for k, r in results.items() if r["recipe"] == recipe}
+        p_fuse = stats.holm({k: r["p_randomization"] for k, r in rows.items()})
+        p_lesson = stats.holm({k: r["p_randomization"] for k, r in lessons.items()})
+        out[recipe] = {k: {"diff": rows[k]["mean_diff"], "ci": [rows[k]["ci_low"], rows[k]["ci_high"]],
+                           "p": rows[k]["p_randomization"], "p_holm": p_fuse[k],
+                           "lesson_diff": lessons[k]["mean_diff"],
+                           "lesson_ci": [lessons[k]["ci_low"], lessons[k]["ci_high"]],
+                           "lesson_p_holm": p_lesson[k]} for k in rows}
+    return out
+
+
+def run(ctx) -> dict:
+    from gabarito.retrieval.models.encoders import load_encoder
+
+    a = ctx.args
+    folds = [f.strip() for f in a.folds.split(",") if f.strip()]
+    recipes = [r.strip() for r in a.recipes.split(",") if r.strip()]
+    collections = judged.load_collections(ctx)
+    encoder = load_encoder(FILTER_MODEL, device=a.device)
+    results = {}
+    for recipe in recipes:
+        for held in folds:
+            results[f"{held}/{recipe}"] = run_fold(ctx, collections, held, recipe, encoder)
+    parameters = {"folds": folds, "recipes": recipes, "first_stages": FIRST_STAGES, "ns": list(NS),
+                  "hows": list(HOWS), "grid": list(GRID), "primary": list(PRIMARY), "measures": list(MEASURES),
+                  "pseudo_limit": PSEUDO_LIMIT, "pair_plan": plan(ctx.seed).__dict__, "filter_model": FILTER_MODEL,
+                  "steps": a.steps, "max_length": a.max_length, "loss": a.loss, "base_model": a.base_model,
+                  "learning_rate": a.lr, "head_learning_rate": a.head_lr}
+    corpus = {n: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())}
+              for n, c in collections.items()}
+    engine = {"name": "sentence-transformers CrossEncoder (trained here)", "device": a.device or "cpu"}
+    return {"folds": results, "primary": primary_holm(results),
+            "provenance": ctx.provenance(corpus=corpus, model=encoder.provenance(), engine=engine,
+                                         parameters=parameters)}
+
+
+if __name__ == "__main__":
+    variant_main(HERE, run, add_arguments, name="weak_rerankers", results="rerankers_weak.json",
+                 title="A cross-encoder taught by each collection's own text, fused with the first stage",
+                 doc=__doc__)
