@@ -91,7 +91,7 @@ def embed_corpus(ctx, concepts):
     if ctx.args.cold:
         shutil.rmtree(cache_dir() / "embeddings", ignore_errors=True)
     with ctx.phase("model_load"):
-        encoder = Encoder(ctx.args.model)
+        encoder = Encoder(ctx.args.model, device=ctx.device)  # its provenance records the device
     with ctx.phase("encode_corpus"):
         cache = EmbeddingCache()
         vectors = cache.encode(encoder, [c.text() for c in concepts], progress=True)

@@ -187,7 +187,7 @@ def run(ctx) -> dict:
     names, timed_corpora = chosen(ctx.args)
     with ctx.phase("load"):  # every set's judgments checked before anything is searched
         loaded = {name: corpora.load_corpus(ctx, name, ctx.args.limit) for name in names}
-    vec = corpora.Vectors()
+    vec = corpora.Vectors(device=ctx.device)
     results = {}
     with ctx.arcadedb(f"fusion_{names[0]}", heap="2g") as conn:
         engine = {"name": "ArcadeDB", "version": conn.client.server_version(),

@@ -50,6 +50,12 @@ def hybrid_config(groups: dict) -> EvalConfig:
                    analyzer=best_lex["tuning"]["config"]["analyzer"], label="hybrid")
 
 
+def devices(groups: dict) -> list[str]:
+    """The devices the runs' models ran on (each record's model block says; BM25 has none)."""
+    return sorted({rec["model"]["device"] for rs in groups.values() for r in rs for split in SPLITS
+                   for rec in [r[split]] if (rec.get("model") or {}).get("device")})
+
+
 def run(ctx) -> dict:
     with ctx.phase("load"):
         docs = load_documents(DATA / "docs")
@@ -61,7 +67,7 @@ def run(ctx) -> dict:
         for split, qs in queries.items():
             rec = run_evaluation(docs, qs, cfg, arcadedb_url=ctx.args.arcadedb_url, db_dir=ctx.db_dir("evaluate"),
                                  documents_path="data/helpcenter/docs",
-                                 evaluation_path=f"data/helpcenter/{SPLITS[split]}")
+                                 evaluation_path=f"data/helpcenter/{SPLITS[split]}", device=ctx.device)
             write_run(rec, ctx.out / "runs" / rec["run_id"], log)
             out[split] = rec
         return out
@@ -77,7 +83,8 @@ def run(ctx) -> dict:
         "provenance": ctx.provenance(
             corpus={"name": "helpcenter", "path": "data/helpcenter/docs", "sha256": first["corpus_sha256"],
                     "n_docs": len(docs)},
-            model=None, engine={"dense": note("engine.exact_cosine"), "bm25": note("engine.arcadedb_full_text")},
+            model=None, engine={"dense": note("engine.exact_cosine"), "bm25": note("engine.arcadedb_full_text"),
+                                "device": devices(groups)},
             parameters={"base": BASE.__dict__, "splits": SPLITS, "selection": "highest tuning MRR"}),
         "groups": {g: [{"variant": r["variant"], **{s: {k: r[s][k] for k in KEPT} for s in SPLITS}}
                        for r in rs] for g, rs in groups.items()},

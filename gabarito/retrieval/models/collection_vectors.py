@@ -35,8 +35,11 @@ def cache_root() -> Path:
 class Vectors:
     """Encoders loaded once, with a document cache and a query cache."""
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, *, device: str | None = None):
+        """``device``: where the encoders run (:func:`gabarito.retrieval.device.choose_device`;
+        ``None``, the default, is the CPU); each encoder's provenance records it."""
         root = Path(root) if root else cache_root()
+        self.device = device
         self.docs = EmbeddingCache(root / "documents")
         self.queries = EmbeddingCache(root / "queries")
         self.encoders: dict = {}
@@ -45,7 +48,7 @@ class Vectors:
     def encoder(self, key: str):
         if key not in self.encoders:
             t0 = time.perf_counter()
-            self.encoders[key] = load_encoder(MODELS[key])
+            self.encoders[key] = load_encoder(MODELS[key], device=self.device)
             say(f"  model {MODELS[key]} loaded in {time.perf_counter() - t0:.1f} s")
         return self.encoders[key]
 

@@ -1,0 +1,106 @@
+"""``--device`` on every study: offered by the runner (``gabarito study <name> --help``), not asked
+means the CPU as before, a device it cannot read is one line and exit 2 before any work, and a
+study that defines its own ``--device`` keeps it. Nothing here loads a model or runs a study."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gabarito import cli
+from gabarito.inputs.gold import freeze
+from gabarito.retrieval.device import ENV
+from gabarito.study.runner import run_study, study_main
+from gabarito.study.spec import StudySpec
+
+#: the studies whose scripts load encoders or second readers
+MODEL_STUDIES = ("benchmark_rrf", "standard_collections", "fusion", "helpcenter", "reranking")
+
+
+@pytest.fixture(autouse=True)
+def no_env(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+
+
+def _toy(tmp_path) -> StudySpec:
+    d = tmp_path / "toy"
+    d.mkdir()
+    (d / "questions.json").write_text('{"pairs": []}')
+    freeze(d / "gold.lock.json", [d / "questions.json"])
+    (d / "study.json").write_text(json.dumps({
+        "name": "toy", "title": "A toy study", "script": "run.py",
+        "gold": [{"manifest": "gold.lock.json"}], "seed": 11, "resamples": 200}))
+    return StudySpec.load(d / "study.json")
+
+
+def _run(seen):
+    def run(ctx):
+        seen.append((ctx.device, ctx.args.device))
+        return {"provenance": ctx.provenance(corpus={}, model=None, engine={"name": "none"}, parameters={})}
+    return run
+
+
+@pytest.mark.parametrize("name", MODEL_STUDIES)
+def test_gabarito_study_help_offers_device(name, capsys):
+    assert cli.main(["study", name, "--help"]) == 0  # argparse's --help, through the study's own script
+    out = capsys.readouterr().out
+    assert f"gabarito study {name}" in out and "--device DEVICE" in out and "auto" in out
+
+
+def test_the_encoder_benchmark_offers_device(capsys):
+    from studies.peers import bench_encoders
+
+    with pytest.raises(SystemExit) as done:
+        bench_encoders.main(["--help"])
+    assert done.value.code == 0 and "--device DEVICE" in capsys.readouterr().out
+
+
+def test_a_bad_device_is_one_line_and_exit_2_before_any_work(tmp_path, capsys):
+    spec, seen = _toy(tmp_path), []
+    (spec.dir / "run.py").write_text("")
+    with pytest.raises(SystemExit) as done:
+        study_main(spec.dir / "run.py", _run(seen), argv=["--device", "tpu"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.count("\n") == 1
+    assert err.startswith("error: unknown device 'tpu'") and "auto, cpu, cuda" in err
+    assert not seen and not (spec.dir / "results.json").exists()
+
+
+def test_gabarito_study_with_a_bad_device_exits_2_naming_it(capsys):
+    assert cli.main(["study", "benchmark_rrf", "--device", "gpu"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == "error: unknown device 'gpu' (expected auto, cpu, cuda, cuda:<n> or mps)"
+
+
+def test_not_asked_is_none_and_asked_is_passed_on(tmp_path):
+    spec, seen = _toy(tmp_path), []
+    run_study(spec, _run(seen), [])
+    run_study(spec, _run(seen), ["--device", "cpu"])
+    assert seen == [(None, None), ("cpu", "cpu")]
+
+
+def test_a_study_that_defines_its_own_device_keeps_it(tmp_path):
+    spec, seen = _toy(tmp_path), []
+    own = lambda ap: ap.add_argument("--device", default="own-default", help="the study's own")  # noqa: E731
+    run_study(spec, _run(seen), [], add_arguments=own)
+    assert seen == [("own-default", "own-default")]
+
+
+def test_the_collections_vectors_load_their_encoders_on_the_device(monkeypatch, tmp_path):
+    from gabarito.retrieval.models import collection_vectors
+
+    asked = []
+    monkeypatch.setattr(collection_vectors, "load_encoder", lambda model_id, **kw: asked.append(kw) or object())
+    collection_vectors.Vectors(tmp_path).encoder("minilm")
+    collection_vectors.Vectors(tmp_path, device="auto").encoder("minilm")
+    assert asked == [{"device": None}, {"device": "auto"}]
+
+
+def test_the_help_center_study_records_the_devices_its_models_ran_on():
+    from studies.helpcenter.run_evaluations import devices
+
+    rec = lambda device: {"model": {"device": device} if device else None}  # noqa: E731
+    groups = {"model": [{"tuning": rec("cpu"), "heldout": rec("cuda")}], "lexical": [{"tuning": rec(None),
+                                                                                       "heldout": rec(None)}]}
+    assert devices(groups) == ["cpu", "cuda"]
