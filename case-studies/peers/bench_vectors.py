@@ -175,7 +175,7 @@ def run(ctx) -> dict:
     if not sizes or min(sizes) < 100 or args.arcadedb_url:
         raise GabaritoError("--sizes of at least 100 rows; the benchmark starts its own servers (no --arcadedb-url)")
     load_start = load_average()
-    vec = Vectors()
+    vec = Vectors(device=ctx.device)
     c = load_collection(args.base, mirror=ctx.mirror())
     base = vec.documents(MODEL, [d.text for d in c.documents], args.base)
     queries = vec.query_vectors(MODEL, [q.query for q in c.judged_queries()], args.base)

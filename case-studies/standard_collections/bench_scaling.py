@@ -207,7 +207,7 @@ def parameters(args) -> dict:
 def run(ctx) -> dict:
     args = checked(ctx)
     load_start = load_average()
-    vec = Vectors()
+    vec = Vectors(device=ctx.device)
     real = {}
     for name in args.names:
         with ctx.phase(f"real {name}"):

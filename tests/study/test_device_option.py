@@ -48,11 +48,13 @@ def test_gabarito_study_help_offers_device(name, capsys):
     assert f"gabarito study {name}" in out and "--device DEVICE" in out and "auto" in out
 
 
-def test_the_encoder_benchmark_offers_device(capsys):
-    from studies.peers import bench_encoders
+@pytest.mark.parametrize("module", ["studies.peers.bench_encoders", "studies.peers.bench_vectors",
+                                    "studies.standard_collections.bench_scaling"])
+def test_the_benchmarks_that_encode_offer_device(module, capsys):
+    import importlib
 
     with pytest.raises(SystemExit) as done:
-        bench_encoders.main(["--help"])
+        importlib.import_module(module).main(["--help"])
     assert done.value.code == 0 and "--device DEVICE" in capsys.readouterr().out
 
 
