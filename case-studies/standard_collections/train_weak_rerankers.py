@@ -34,9 +34,9 @@ from gabarito.hashing import sha256_file
 from gabarito.core.runs import Run
 from gabarito.measure import stats
 from gabarito.measure.score import score_runs
-from gabarito.measure.tuning import against_baseline, cross_fit
+from gabarito.measure.readings import GRID, lift_difference, reading_variants
+from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval.memory import BM25
-from gabarito.retrieval.pipeline import SecondReading, fuse_reading
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
@@ -53,7 +53,6 @@ RECIPES = ("weak", "weak+judged")
 FIRST_STAGES = {"bm25": "bm25_arcadedb_english", "dense": "dense_mpnet"}
 NS = (10, 20, 50, 100)
 HOWS = ("replace", "rrf", "convex")
-GRID = tuple(round(0.1 * i, 1) for i in range(11))
 PRIMARY = ("rrf", 20)
 MEASURES = ("nDCG@10", "RR@10", "AP@100")
 PSEUDO_LIMIT = 1000
@@ -101,20 +100,6 @@ def training_config(ctx, n_pairs: int) -> TrainingConfig:
                           learning_rate=a.lr, head_learning_rate=a.head_lr, time_limit_s=a.time_limit, loss=a.loss)
 
 
-def reading_runs(first: Run, queries: Queries, texts: dict, reader, qrels, seed: int) -> tuple[dict, dict]:
-    """Every (how, N) reading of one first stage, and the convex weights chosen per N."""
-    runs, chosen = {}, {}
-    for n in NS:
-        read = SecondReading(reader, texts, n=n)(queries, first)
-        runs[f"replace@{n}"] = fuse_reading(first, read, n, how="replace")
-        runs[f"rrf@{n}"] = fuse_reading(first, read, n, how="rrf")
-        fit = cross_fit(lambda w: fuse_reading(first, read, n, how="convex", weight=w), GRID, qrels, "nDCG@10",
-                        seed, prefer=0.5, name=f"convex@{n}")
-        runs[f"convex@{n}"] = fit["run"]
-        chosen[str(n)] = [f["chosen"] for f in fit["folds"]]
-    return runs, chosen
-
-
 def evaluate_fold(ctx, c, reader) -> tuple[dict, dict]:
     """Scores of each first stage and its readings; the per-question nDCG@10 the lesson reads."""
     judged_q = c.judged_queries()
@@ -125,7 +110,7 @@ def evaluate_fold(ctx, c, reader) -> tuple[dict, dict]:
     for stage, method in FIRST_STAGES.items():
         first = Run.from_trec(judged._run_file(c.name, method)).cut(max(NS))
         with ctx.phase(f"second reading ({c.name}, {stage})"):
-            variants, weights = reading_runs(first, queries, texts, reader, qrels, ctx.seed)
+            variants, weights = reading_variants(first, queries, texts, reader, qrels, NS, seed=ctx.seed)
         runs = {stage: first, **variants}
         scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
         nd = {k: scored.per_query[k]["nDCG@10"] for k in runs}
@@ -157,10 +142,9 @@ def auc_beside_bm25(ctx, c, reader) -> dict:
 
 def lesson(per_query: dict, seed: int, resamples: int) -> dict:
     """Per question, the primary reading's lift over BM25 minus its lift over the dense first stage."""
-    how, n = PRIMARY
-    key = f"{how}@{n}"
-    lift = {s: {q: per_query[s][key][q] - per_query[s][s][q] for q in per_query[s][s]} for s in FIRST_STAGES}
-    row = stats.compare_methods({"bm25": lift["bm25"], "dense": lift["dense"]}, n_resamples=resamples, seed=seed)[0]
+    key = "{}@{}".format(*PRIMARY)
+    row = lift_difference(per_query["bm25"]["bm25"], per_query["bm25"][key], per_query["dense"]["dense"],
+                          per_query["dense"][key], names=("bm25", "dense"), resamples=resamples, seed=seed)
     return {"variant": key, **row}
 
 

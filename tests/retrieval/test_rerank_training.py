@@ -164,3 +164,40 @@ def test_a_trained_reader_is_found_by_fold_only_when_its_weights_match(tmp_path,
         trained_reader_folder("trained:npl", results)
     with pytest.raises(GabaritoError, match="no training results"):
         trained_reader_folder("trained:npl", tmp_path / "missing.json")
+
+
+@pytest.mark.integration
+def test_a_tiny_weakly_supervised_run_with_the_grouped_loss_learns_from_titles_alone(tmp_path):
+    """No judgment: each document's title asks, its body answers; BM25-like candidates give the negatives."""
+    from gabarito.inputs.items import Document
+    from gabarito.retrieval.rerank import CrossEncoderReranker, rerank
+    from gabarito.retrieval.rerank.training import TrainingConfig, train_cross_encoder
+    from gabarito.retrieval.rerank.weak import pseudo_queries, weak_pairs
+
+    documents = [Document(f"d{i}", f"{fruit} that is {colour} . the {fruit} we picked today is {colour} and "
+                                   f"ripe enough to eat", title=f"{fruit} that is {colour}")
+                 for i, (colour, fruit) in enumerate(zip(COLOURS, FRUITS))]
+    found = pseudo_queries(documents)
+    assert found["counts"]["title"] == len(documents)
+    texts = {d.id: d.text for d in documents}
+    cands = {d.id: [o.id for o in documents if o.id != d.id] for d in documents}
+    pairs, counts = weak_pairs(found["pseudo"], texts, cands, PairPlan(negatives_per_positive=3, seed=2))
+    assert counts["hard_negatives"] == 3 * len(documents)
+    config = TrainingConfig(max_steps=30, batch_size=8, learning_rate=1e-4, warmup_ratio=0.0, max_length=32,
+                            seed=5, time_limit_s=900, loss="grouped", grouped_negatives=3, logging_steps=5)
+    record = train_cross_encoder(pairs * 4, config, tmp_path / "model")
+    assert record["stopped_by"] == "step budget", record
+    assert record["config"]["loss"] == "grouped" and record["loss_curve"][-1][1] < record["loss_curve"][0][1]
+    reader = CrossEncoderReranker(tmp_path / "model", max_length=32)
+    queries = [f"which {fruit} is {colour}?" for colour, fruit in zip(COLOURS, FRUITS)]  # never trained on
+    firsts = [rerank(q, [(d.id, d.text) for d in documents], reader)[0][0] for q in queries]
+    assert sum(f == d.id for f, d in zip(firsts, documents)) >= 6
+
+
+def test_an_unknown_loss_is_refused_before_any_training(tmp_path):
+    from gabarito.retrieval.rerank.training import TrainingConfig, train_cross_encoder
+
+    queries, docs, qrels, cands = _synthetic()
+    pairs = build_pairs(queries, docs, qrels, cands, PairPlan(seed=5))
+    with pytest.raises(GabaritoError, match="unknown loss"):
+        train_cross_encoder(pairs, TrainingConfig(loss="hinge"), tmp_path / "m")

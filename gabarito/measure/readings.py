@@ -1,0 +1,52 @@
+"""A second reading measured three ways against the first stage it re-reads.
+
+* :func:`reading_variants` -- for each N, the reader's order of the top N (``replace@N``), RRF of
+  the reader's and the first stage's orders (``rrf@N``), and a convex combination of their
+  normalized scores whose weight is chosen on the other half of the questions (``convex@N``,
+  two-fold cross-fitting by :func:`gabarito.measure.tuning.cross_fit`);
+* :func:`lift_difference` -- does a reading lift one first stage more than another? The paired
+  difference, per question, of the two lifts (a row of :func:`gabarito.measure.stats.compare_methods`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from gabarito.core.runs import Run
+from gabarito.measure import stats
+from gabarito.measure.tuning import cross_fit
+from gabarito.retrieval.pipeline import SecondReading, fuse_reading
+from gabarito.retrieval.protocol import Queries
+
+GRID = tuple(round(0.1 * i, 1) for i in range(11))
+
+
+def reading_variants(first: Run, queries: Queries, texts: Mapping[str, str], reader, qrels: Mapping,
+                     ns: Sequence[int], *, seed: int, grid: Sequence[float] = GRID,
+                     measure: str = "nDCG@10") -> tuple[dict[str, Run], dict[str, list[float]]]:
+    """``({"replace@N" | "rrf@N" | "convex@N": Run}, {"N": [weight chosen on each half]})``.
+
+    The reader scores each (question, document) pair once when it is memoized
+    (:class:`gabarito.retrieval.rerank.memo.MemoReader`): every N reads the pairs of the largest."""
+    runs, chosen = {}, {}
+    for n in ns:
+        read = SecondReading(reader, texts, n=n)(queries, first)
+        runs[f"replace@{n}"] = fuse_reading(first, read, n, how="replace")
+        runs[f"rrf@{n}"] = fuse_reading(first, read, n, how="rrf")
+        fit = cross_fit(lambda w: fuse_reading(first, read, n, how="convex", weight=w), grid, qrels, measure,
+                        seed, prefer=0.5, name=f"convex@{n}")
+        runs[f"convex@{n}"] = fit["run"]
+        chosen[str(n)] = [f["chosen"] for f in fit["folds"]]
+    return runs, chosen
+
+
+def lift_difference(before_a: Mapping[str, float], after_a: Mapping[str, float], before_b: Mapping[str, float],
+                    after_b: Mapping[str, float], *, names: tuple[str, str] = ("a", "b"), resamples: int,
+                    seed: int) -> dict:
+    """Per question, ``(after_a - before_a) - (after_b - before_b)`` tested as a paired difference of
+    the two lifts, on the questions all four hold: the row of ``compare_methods`` (``mean_diff``,
+    ``ci_low``, ``ci_high``, ``p_randomization``, wins and losses of ``a``'s lift)."""
+    common = sorted(set(before_a) & set(after_a) & set(before_b) & set(after_b))
+    lift_a = {q: after_a[q] - before_a[q] for q in common}
+    lift_b = {q: after_b[q] - before_b[q] for q in common}
+    return stats.compare_methods({names[0]: lift_a, names[1]: lift_b}, n_resamples=resamples, seed=seed)[0]
