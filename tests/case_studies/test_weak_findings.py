@@ -1,0 +1,70 @@
+"""The readers taught by each collection's own text: rows and headline on hand-made results."""
+
+from __future__ import annotations
+
+import pytest
+
+from studies.standard_collections import weak_findings as wf
+
+
+def _stage(stage, before, after, diff, p):
+    return {"n_queries": 10, "means": {stage: {"nDCG@10": before}, "rrf@20": {"nDCG@10": after},
+                                       "replace@20": {"nDCG@10": before - 0.1}},
+            "tests_nDCG@10": [{"a": "replace@20", "b": stage, "mean_diff": -0.1, "ci_low": -0.2, "ci_high": 0.0,
+                               "p_holm": 0.01},
+                              {"a": "rrf@20", "b": stage, "mean_diff": diff, "ci_low": diff - 0.02,
+                               "ci_high": diff + 0.02, "p_holm": p}]}
+
+
+def _fold(bm25_diff, dense_diff, dense_p):
+    auc = {"auc": {wf.HARD: 0.6, wf.RANDOM: 0.9}}
+    return {"first_stages": {"bm25": _stage("bm25", 0.3, 0.3 + bm25_diff, bm25_diff, 0.5),
+                             "dense": _stage("dense", 0.4, 0.4 + dense_diff, dense_diff, dense_p)},
+            "auc": {"reader": auc, "bm25": {"auc": {wf.HARD: 0.4, wf.RANDOM: 0.95}}},
+            "weak_pairs": {"pseudo_queries": 100, "dropped_as_false_negatives": 7},
+            "training": {"steps": 250, "train_seconds": 300.0}}
+
+
+def _primary(diff, p, lesson, lesson_p):
+    return {"diff": diff, "ci": [diff - 0.02, diff + 0.02], "p": p, "p_holm": p, "lesson_diff": lesson,
+            "lesson_ci": [lesson - 0.01, lesson + 0.01], "lesson_p_holm": lesson_p}
+
+
+RES = {
+    "provenance": {"parameters": {"primary": ["rrf", 20]}},
+    "folds": {"cranfield/weak": _fold(0.05, 0.01, 0.3), "cisi/weak": _fold(0.03, -0.04, 0.01),
+              "npl/weak": _fold(-0.02, 0.0, 1.0), "adi/weak": _fold(0.04, 0.02, 0.2)},
+    "primary": {"weak": {"cranfield/weak": _primary(0.05, 0.004, 0.04, 0.02),
+                         "cisi/weak": _primary(0.03, 0.03, 0.07, 0.001),
+                         "npl/weak": _primary(-0.02, 0.04, -0.02, 0.3),
+                         "adi/weak": _primary(0.04, 0.2, 0.02, 0.6)}},
+}
+
+
+def test_rows_read_the_primary_test_across_collections_and_the_dense_test_within_its_stage():
+    rows = {r["collection"]: r for r in wf.rows(RES)}
+    b = rows["cranfield"]["bm25"]
+    assert (b["before"], b["after"], b["diff"]) == (0.3, pytest.approx(0.35), 0.05)
+    assert b["ci"] == pytest.approx([0.03, 0.07])
+    assert (b["p_holm"], b["verdict"]) == (0.004, "better")  # Holm over the collections, not the stage's 0.5
+    assert rows["cisi"]["dense"]["verdict"] == "worse" and rows["cisi"]["dense"]["p_holm"] == 0.01
+    assert rows["npl"]["bm25"]["verdict"] == "worse" and rows["adi"]["bm25"]["verdict"] == "same"
+    assert rows["cranfield"]["auc"] == {"reader": {wf.HARD: 0.6, wf.RANDOM: 0.9},
+                                        "bm25": {wf.HARD: 0.4, wf.RANDOM: 0.95}}
+    assert rows["cranfield"]["lesson"]["verdict"] == "better" and rows["npl"]["lesson"]["verdict"] == "same"
+
+
+def test_the_headline_counts_collections_and_says_whether_the_target_was_met():
+    h = wf.headline(RES)
+    assert (h["bm25_better"], h["bm25_worse"]) == (["cranfield", "cisi"], ["npl"])
+    assert (h["dense_better"], h["dense_worse"]) == ([], ["cisi"])
+    assert h["lesson_more"] == ["cranfield", "cisi"] and h["lesson_less"] == []
+    assert h["total"] == 4 and h["variant"] == "rrf@20" and h["target_met"] is False
+    more = {**RES, "primary": {"weak": {**RES["primary"]["weak"], "adi/weak": _primary(0.04, 0.01, 0.0, 1.0)}}}
+    assert wf.headline(more)["target_met"] is True
+
+
+def test_variant_means_list_every_reading_of_a_stage():
+    got = wf.variant_means(RES, "cranfield/weak", "bm25")
+    assert [(r["how"], r["n"]) for r in got] == [("replace", 20), ("rrf", 20)]
+    assert got[1]["mean"] == pytest.approx(0.35) and got[0]["p_holm"] == 0.01
