@@ -63,6 +63,11 @@ FILTER_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 def add_arguments(ap):
     ap.add_argument("--folds", default=",".join(FOLDS), help="collections, comma separated")
     ap.add_argument("--recipes", default="weak", help=f"training recipes, comma separated ({', '.join(RECIPES)})")
+    training_arguments(ap)
+
+
+def training_arguments(ap):
+    """The options of a reader trained by weak supervision (shared with the flagship's concept reader)."""
     ap.add_argument("--steps", type=int, default=250, help="training steps per reader (batch 16); at most "
                                                           "three passes over the pairs")
     ap.add_argument("--time-limit", type=float, default=1500.0, help="wall-clock guard per reader, seconds")
