@@ -228,7 +228,7 @@ def results(ctx, bench, stages, counts, record, base, reader, encoder, engines) 
     model = {"base": base, "reader": {**reader.provenance(), "weights_sha256": record["weights_sha256"]},
              "dense e5 (first stage and false-negative filter)": encoder.provenance()}
     engine = {"reader": {"name": "sentence-transformers CrossEncoder (trained here)", "device": ctx.device or "cpu"},
-              "bm25": engines["bm25"], "bm25_for_negatives": "gabarito.retrieval.memory.BM25, no stop words"}
+              "bm25": engines["bm25"], "bm25_for_negatives": {"name": "gabarito.retrieval.memory.BM25", "stop_words": None}}
     return {"mode": "quick" if a.quick else "full", "weak_pairs": counts, "training": record,
             "first_stages": stages, "at_20": at_n(stages, 20),
             "at_10": at_n(stages, 10), "dense_mrr": engines["dense_mrr"],
