@@ -71,7 +71,7 @@ MODELS = {
     "sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2",
     "intfloat/multilingual-e5-small": "multilingual-e5-small (4 bits)",
-    "cnmoro/portuguese-multilingual-e5-small": "portuguese-multilingual-e5-small (4 bits)",
+    "cnmoro/portuguese-multilingual-e5-small": "multilingual-e5-small podado para inglês e português (4 bits)",
     "cross-encoder/ms-marco-MiniLM-L-6-v2": "ms-marco-MiniLM-L-6-v2",
 }
 
@@ -179,6 +179,14 @@ def model(model_id: str | None, engine: str | None = None) -> str:
         return label
     if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
         return model_id.rsplit("/", 1)[1]
+    # taught by a corpus's own text (weak supervision): "<collection>-weak", "helpcenter-pt", "concepts"
+    m = re.fullmatch(r"(?:.*/)?cross-encoders/heldout-(?:(\w+)-weak|(helpcenter)-pt|(concepts))-[0-9a-f]+/?", model_id)
+    if m:
+        if m[2]:
+            return "treinado aqui pelo texto da central de ajuda, em português"
+        if m[3]:
+            return "treinado aqui pelos conceitos da ontologia, em inglês"
+        return f"treinado aqui pelo texto da {term('collection', m[1])}, em inglês"
     # trained here, one fold: its cached folder, or its name before it is resolved
     m = re.fullmatch(r"(?:.*/)?cross-encoders/heldout-(\w+)-[0-9a-f]+/?|trained:(\w+)", model_id)
     if m:

