@@ -89,3 +89,15 @@ def variant_means(res: Mapping, name: str, stage: str) -> list[dict]:
         out.append({"how": how, "n": int(n), "mean": s["means"][key][MEASURE], "diff": t["mean_diff"],
                     "p_holm": t["p_holm"]})
     return sorted(out, key=lambda r: (r["how"], r["n"]))
+
+
+def concept_headline(res: Mapping, alpha: float = ALPHA) -> dict:
+    """The flagship's concept reader (``benchmark_rrf/reader_concepts.json``): per way of judging
+    (``gold``, ``graded``), the question sets whose nDCG@10 the primary reading of BM25 raised or
+    lowered with a Holm-corrected p below ``alpha`` (Holm over the sets), and how many sets."""
+    out = {}
+    for regime, sets in res["primary"].items():
+        verdicts = {name: _verdict(r["diff"], r["p_holm"], alpha) for name, r in sets.items()}
+        out[regime] = {"total": len(verdicts), "better": [k for k, v in verdicts.items() if v == "better"],
+                       "worse": [k for k, v in verdicts.items() if v == "worse"]}
+    return out

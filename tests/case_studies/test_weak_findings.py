@@ -68,3 +68,12 @@ def test_variant_means_list_every_reading_of_a_stage():
     got = wf.variant_means(RES, "cranfield/weak", "bm25")
     assert [(r["how"], r["n"]) for r in got] == [("replace", 20), ("rrf", 20)]
     assert got[1]["mean"] == pytest.approx(0.35) and got[0]["p_holm"] == 0.01
+
+
+def test_the_concept_headline_counts_question_sets_per_way_of_judging():
+    res = {"primary": {"gold": {"main": {"diff": -0.3, "p_holm": 0.001}, "published": {"diff": -0.05, "p_holm": 0.4},
+                                "disjoint": {"diff": 0.01, "p_holm": 0.01}},
+                       "graded": {"main": {"diff": -0.1, "p_holm": 0.01}}}}
+    got = wf.concept_headline(res)
+    assert got == {"gold": {"total": 3, "better": ["disjoint"], "worse": ["main"]},
+                   "graded": {"total": 1, "better": [], "worse": ["main"]}}
