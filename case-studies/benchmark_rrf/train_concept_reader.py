@@ -77,16 +77,7 @@ PREFIX = "concepts:"
 
 def add_arguments(ap):
     ap.add_argument("--sets", default=",".join(GOLD_SETS), help="gold sets to re-read, comma separated")
-    ap.add_argument("--steps", type=int, default=250, help="training steps (batch 16); at most three passes "
-                                                          "over the pairs")
-    ap.add_argument("--time-limit", type=float, default=1500.0, help="wall-clock guard of the training, seconds")
-    ap.add_argument("--lr", type=float, default=5e-5, help="encoder's peak learning rate")
-    ap.add_argument("--head-lr", type=float, default=1e-3, help="the new head's peak learning rate")
-    ap.add_argument("--max-length", type=int, default=128, help="tokens per (query, text) pair")
-    ap.add_argument("--base-model", default="sentence-transformers/all-MiniLM-L6-v2", help="the encoder's weights")
-    ap.add_argument("--loss", default="bce", choices=("bce", "grouped"), help="pointwise BCE or grouped loss")
-    ap.add_argument("--device", default=None, help="auto, cpu or cuda (default: the CPU)")
-    ap.add_argument("--retrain", action="store_true", help="train again even when a cached model matches")
+    weak.training_arguments(ap)
 
 
 def readable_name(name: str) -> str:
