@@ -183,13 +183,7 @@ def auc_beside_bm25(ctx, sets: dict, texts: dict, reader, bm25_run: Run) -> dict
     qrels = Qrels.single({p.id: p.gold for pairs in sets.values() for p in pairs})
     pairs = build_pairs(questions, texts, qrels, {q: bm25_run.ids(q) for q in questions}, weak.plan(ctx.seed))
     bm25 = BM25(texts)
-    at = {d: i for i, d in enumerate(bm25.ids)}
-    memo: dict[str, object] = {}
-    bm25_scores = []
-    for p in pairs:
-        if p.query not in memo:
-            memo[p.query] = bm25.scores(p.query)
-        bm25_scores.append(float(memo[p.query][at[p.doc_id]]))
+    bm25_scores = bm25.score_pairs([(p.query, p.doc_id) for p in pairs])
     return {"pairs": len(pairs), "reader": separability(pairs, extras._scores(reader, pairs)),
             "bm25": separability(pairs, bm25_scores), "bm25_text": READER_TEXT}
 

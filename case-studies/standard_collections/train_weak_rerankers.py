@@ -134,13 +134,7 @@ def auc_beside_bm25(ctx, c, reader) -> dict:
     pairs = judged._training_pairs({c.name: c}, [c.name], ctx.seed)
     sample = random.Random(f"{ctx.seed}:auc").sample(pairs, min(extras.SEPARABILITY_PAIRS, len(pairs)))
     bm25 = BM25({f"{c.name}:{d.id}": d.text for d in c.documents})
-    at = {d: i for i, d in enumerate(bm25.ids)}
-    memo: dict[str, object] = {}
-    bm25_scores = []
-    for p in sample:
-        if p.query not in memo:
-            memo[p.query] = bm25.scores(p.query)
-        bm25_scores.append(float(memo[p.query][at[p.doc_id]]))
+    bm25_scores = bm25.score_pairs([(p.query, p.doc_id) for p in sample])
     return {"pairs": len(sample), "reader": separability(sample, extras._scores(reader, sample)),
             "bm25": separability(sample, bm25_scores)}
 

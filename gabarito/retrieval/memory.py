@@ -97,6 +97,17 @@ class BM25:
                 s[i] += self.idf[t] * f / (f + norm[i])  # Lucene >= 8 drops the constant (k1 + 1)
         return s
 
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The score of each ``(query, doc id)`` pair, scoring each distinct query once."""
+        at = {d: i for i, d in enumerate(self.ids)}
+        memo: dict[str, np.ndarray] = {}
+        out = []
+        for query, doc in pairs:
+            if query not in memo:
+                memo[query] = self.scores(query)
+            out.append(float(memo[query][at[doc]]))
+        return out
+
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         s = self.scores(query)
         hits = by_score((i, x) for i, x in zip(self.ids, s) if x > 0)

@@ -147,3 +147,11 @@ def test_the_lift_difference_is_the_paired_difference_of_two_lifts():
     # lifts a: .3, 0, .2; b: 0, .1, 0 (question 4 is not in a) -> mean difference (.3 - .1 + .2) / 3
     assert row["mean_diff"] == pytest.approx(0.4 / 3)
     assert (row["a"], row["b"], row["wins"], row["losses"]) == ("bm25", "dense", 2, 1)
+
+
+def test_bm25_scores_pairs_as_its_own_ranking_does():
+    from gabarito.retrieval.memory import BM25
+
+    bm25 = BM25({"a": "shear flow over a plate", "b": "heat transfer in a plate", "c": "library use"})
+    got = bm25.score_pairs([("plate flow", "a"), ("plate flow", "c"), ("heat", "b")])
+    assert got == [bm25.scores("plate flow")[0], 0.0, bm25.scores("heat")[1]] and got[0] > 0
