@@ -98,24 +98,27 @@ def weak_training_pairs(c, seed: int, encoder) -> tuple[list, dict]:
                                 for p in found["pseudo"][:3]]}
 
 
-def training_config(ctx, n_pairs: int) -> TrainingConfig:
+def training_config(ctx, n_pairs: int, *, base_model: str | None = None, loss: str | None = None) -> TrainingConfig:
+    """The reader's training run from the options (``base_model`` and ``loss`` override them)."""
     a = ctx.args
     steps = min(a.steps, 3 * math.ceil(n_pairs / 16))
-    return TrainingConfig(base_model=a.base_model, max_steps=steps, seed=ctx.seed, max_length=a.max_length,
-                          learning_rate=a.lr, head_learning_rate=a.head_lr, time_limit_s=a.time_limit, loss=a.loss)
+    return TrainingConfig(base_model=base_model or a.base_model, max_steps=steps, seed=ctx.seed,
+                          max_length=a.max_length, learning_rate=a.lr, head_learning_rate=a.head_lr,
+                          time_limit_s=a.time_limit, loss=loss or a.loss)
 
 
-def evaluate_fold(ctx, c, reader) -> tuple[dict, dict]:
-    """Scores of each first stage and its readings; the per-question nDCG@10 the lesson reads."""
+def evaluate_fold(ctx, c, reader, stages: dict | None = None, ns: tuple = NS) -> tuple[dict, dict]:
+    """Scores of each first stage (default: all of ``FIRST_STAGES``) and its readings of the top
+    ``ns``; the per-question nDCG@10 the lesson reads."""
     judged_q = c.judged_queries()
     queries = Queries([q.id for q in judged_q], [q.query for q in judged_q])
     texts = {d.id: d.text for d in c.documents}
     qrels = judged._graded(c.name, c.qrels)
     out, per_query = {}, {}
-    for stage, method in FIRST_STAGES.items():
+    for stage, method in (stages or FIRST_STAGES).items():
         first = Run.from_trec(judged._run_file(c.name, method)).cut(max(NS))
         with ctx.phase(f"second reading ({c.name}, {stage})"):
-            variants, weights = reading_variants(first, queries, texts, reader, qrels, NS, seed=ctx.seed)
+            variants, weights = reading_variants(first, queries, texts, reader, qrels, ns, seed=ctx.seed)
         runs = {stage: first, **variants}
         scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
         nd = {k: scored.per_query[k]["nDCG@10"] for k in runs}
