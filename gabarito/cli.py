@@ -82,6 +82,9 @@ def _add_evaluate(sub) -> None:
     p.add_argument("--reranker", help="a second reading of the first --rerank-n chunks: a cross-encoder id or "
                                       "folder, bi:<model>, maxsim:<model> or splade")
     p.add_argument("--rerank-n", type=int, default=20, help="chunks read again by --reranker (default: 20)")
+    p.add_argument("--rerank-fuse", default="replace",
+                   help="how the reader's order meets the first stage's: replace (default), rrf, or convex:W "
+                        "(W = the reader's weight, 0 to 1)")
     p.add_argument("--fusion", help="hybrid: rrf, rrf:K, wrrf:K:W1,W2, linear:W (W = weight of the dense list), "
                                     "dbsf, combsum or combmnz (default: rrf with --rrf-k)")
     p.add_argument("--fusion-in", default="python", choices=["python", "arcadedb"],
@@ -135,7 +138,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     config = EvalConfig(segmentation=args.segmentation, prefix_title=args.prefix_title, method=args.method,
                         model=args.model, engine=args.engine, analyzer=args.analyzer, k=args.k,
                         chunk_depth=args.chunk_depth, rrf_k=args.rrf_k, label=args.label,
-                        reranker=args.reranker, rerank_n=args.rerank_n,
+                        reranker=args.reranker, rerank_n=args.rerank_n, rerank_fuse=args.rerank_fuse,
                         measures=tuple(args.measures.split(",")) if args.measures else None,
                         fusion=args.fusion, fusion_in=args.fusion_in).effective()
     if args.out is not None and args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):

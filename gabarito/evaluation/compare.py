@@ -44,7 +44,7 @@ __all__ = ["COMPARED_KINDS", "VARIABLES", "load_runs", "config_differences", "me
 
 #: The settings compared between runs (``corpus`` is the documents' content hash).
 VARIABLES = ("corpus", "segmentation", "prefix_title", "model", "method", "engine", "analyzer", "k",
-             "chunk_depth", "rrf_k", "fusion", "fusion_in", "reranker", "rerank_n")
+             "chunk_depth", "rrf_k", "fusion", "fusion_in", "reranker", "rerank_n", "rerank_fuse")
 # --- loading ---------------------------------------------------------------------------------
 
 def _read_json(path: Path) -> dict:

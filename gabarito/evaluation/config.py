@@ -56,6 +56,10 @@ class EvalConfig:
     label: str = ""
     reranker: str | None = None
     rerank_n: int = 20
+    #: how the reader's order of the top ``rerank_n`` meets the first stage's
+    #: (:func:`gabarito.retrieval.pipeline.parse_reading_fusion`): ``replace`` (the reader's order),
+    #: ``rrf`` or ``convex:W``.
+    rerank_fuse: str = "replace"
     #: measure names (:func:`gabarito.measure.metrics.evaluate`) reported beside top-k accuracy
     #: and MRR; None: nDCG@10, AP@100 and R@100 when any question has several relevant documents
     #: or graded judgments, else none.
@@ -114,11 +118,21 @@ class EvalConfig:
         if self.rerank_n < 1:
             raise GabaritoError(f"rerank_n must be at least 1, not {self.rerank_n}")
         reranker = (self.reranker or "").strip() or None
+        rerank_fuse = self._rerank_fuse(reranker)
         measures = tuple(parse_measures(self.measures)) if self.measures is not None else None
         fusion, fusion_in = self._fusion()
         return replace(self, measures=measures, fusion=fusion, fusion_in=fusion_in, segmentation=spec, prefix_title=bool(self.prefix_title), model=model,
                        analyzer=analyzer, label=str(self.label or ""), reranker=reranker,
-                       rerank_n=self.rerank_n if reranker else 20)
+                       rerank_n=self.rerank_n if reranker else 20, rerank_fuse=rerank_fuse)
+
+    def _rerank_fuse(self, reranker: str | None) -> str:
+        from gabarito.retrieval.pipeline import parse_reading_fusion
+
+        spec = str(self.rerank_fuse or "replace").strip().lower()
+        how, weight = parse_reading_fusion(spec)
+        if how != "replace" and not reranker:
+            raise GabaritoError(f"rerank_fuse {spec!r} needs a reranker (--reranker) to fuse with")
+        return f"convex:{weight:g}" if how == "convex" else how
 
 
     def model_ids(self) -> list[str]:
@@ -166,7 +180,8 @@ def config_hash(config: EvalConfig, corpus_sha: str, evaluation_sha: str) -> str
     corpus and the evaluation."""
     cfg = asdict(config)
     cfg.pop("label", None)
-    for key, default in (("measures", None), ("fusion", None), ("fusion_in", "python")):
+    for key, default in (("measures", None), ("fusion", None), ("fusion_in", "python"),
+                         ("rerank_fuse", "replace")):
         if cfg.get(key) == default:  # runs that use none of the newer settings keep the ids they had
             cfg.pop(key, None)
     return sha256_text(_canonical({"config": cfg, "corpus": corpus_sha, "evaluation": evaluation_sha}))

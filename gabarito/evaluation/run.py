@@ -14,7 +14,9 @@ Conventions:
   (each ``chunk_depth`` deep) with RRF (constant ``rrf_k``) before collapsing, so its scores
   are RRF scores. Scores of different methods are not comparable with each other.
 * With a reader, the first ``rerank_n`` chunks of each question are read again and reordered
-  before collapsing to documents; the chunks below ``rerank_n`` keep their order, after them.
+  before collapsing to documents (``rerank_fuse``: the reader's order replaces the first stage's,
+  or is fused with it by RRF or a convex combination); the chunks below ``rerank_n`` keep their
+  order, after them.
 * Rows and summary: :mod:`gabarito.evaluation.rows`; engines: :mod:`gabarito.evaluation.engines`.
 """
 
@@ -41,7 +43,7 @@ from gabarito.inputs.segment import collapse_to_documents, describe, segment
 from gabarito.retrieval.fusion_functions import parse_fusion
 from gabarito.retrieval.models import load_encoder
 from gabarito.retrieval.models.fingerprint import fingerprint_parts, model_fingerprint
-from gabarito.retrieval.pipeline import RRF, Pipeline, SecondReading
+from gabarito.retrieval.pipeline import RRF, Pipeline, SecondReading, fuse_reading, parse_reading_fusion
 from gabarito.retrieval.protocol import Queries
 from gabarito.study.records import git_state, machine
 
@@ -165,7 +167,9 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         timings["search_s"] = time.perf_counter() - t0
     if reader is not None:
         t0 = time.perf_counter()
-        run = SecondReading(reader, {c.id: c.text for c in chunks}, cfg.rerank_n)(asked, run)
+        read = SecondReading(reader, {c.id: c.text for c in chunks}, cfg.rerank_n)(asked, run)
+        how, weight = parse_reading_fusion(cfg.rerank_fuse)
+        run = read if how == "replace" else fuse_reading(run, read, cfg.rerank_n, how=how, weight=weight)
         timings["rerank_s"] = time.perf_counter() - t0
     rows = query_rows(queries, run, chunks_by_id, cfg.k, measures)
     ranked = {q.id: collapse_to_documents(run[q.id], chunks_by_id) for q in queries}  # as deep as searched

@@ -108,6 +108,7 @@ TERMS = {
                 "analyzer": "analisador", "prefix_title": "título na frente", "k": "profundidade",
                 "chunk_depth": "trechos buscados", "rrf_k": "constante do RRF", "reranker": "leitor",
                 "rerank_n": "candidatos relidos", "corpus": "documentos (conteúdo)", "fusion": "função de fusão",
+                "rerank_fuse": "como a releitura se soma ao primeiro estágio",
                 "fusion_in": "onde a fusão roda", "model_settings": "ajustes do modelo (impressão digital)",
                 "encoder_backend": "execução do modelo", "engine_version": "versão do motor",
                 "reranker_weights": "pesos do leitor"},

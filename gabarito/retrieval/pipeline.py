@@ -81,6 +81,22 @@ class SecondReading:
 READING_FUSIONS = ("replace", "rrf", "convex")
 
 
+def parse_reading_fusion(spec: str) -> tuple[str, float]:
+    """``replace``, ``rrf`` or ``convex:W`` (W, the reader's weight, within [0, 1]) as
+    ``(how, weight)`` for :func:`fuse_reading`; a bad spec is one :class:`GabaritoError`."""
+    how, _, rest = str(spec).strip().lower().partition(":")
+    if how not in READING_FUSIONS or (how == "convex") != bool(rest):
+        raise GabaritoError(f"unknown fusion of a second reading {spec!r}: use replace, rrf or convex:W "
+                            "(W = the reader's weight, from 0 to 1)")
+    try:
+        weight = float(rest) if rest else 0.5
+    except ValueError:
+        raise GabaritoError(f"the reader's weight in {spec!r} is not a number") from None
+    if not 0.0 <= weight <= 1.0:
+        raise GabaritoError(f"fusion of a second reading {spec!r}: the reader's weight must be within [0, 1]")
+    return how, weight
+
+
 def fuse_reading(first: Run, read: Run, n: int, *, how: str = "rrf", weight: float = 0.5, rrf_k: int = 60) -> Run:
     """The reader's order of the first stage's top ``n`` fused with the first stage's own order;
     the rest of the first stage follows in its order, below every fused candidate.

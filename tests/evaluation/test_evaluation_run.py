@@ -194,7 +194,7 @@ def test_record_provenance(corpus, cache):
     assert record["config"] == {"segmentation": "section", "prefix_title": True, "method": "dense",
                                 "model": FAKE_MODEL, "engine": "memory", "analyzer": None, "k": 5,
                                 "chunk_depth": 50, "rrf_k": 60, "label": "baseline",
-                                "reranker": None, "rerank_n": 20, "measures": None,
+                                "reranker": None, "rerank_n": 20, "rerank_fuse": "replace", "measures": None,
                                 "fusion": None, "fusion_in": "python"}
     assert record["segmentation"] == {"spec": "section", "version": "1", "prefix_title": True}
     assert record["model"]["model_id"] == FAKE_MODEL and record["model"]["dim"] == 64
@@ -513,3 +513,33 @@ def test_unloadable_reranker_is_a_one_line_error(corpus, cache):
     with pytest.raises(GabaritoError) as err:
         run(corpus, cache, reranker="/nonexistent/cross-encoder")
     assert "cannot load reranker" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_rerank_fuse_convex_weights_run_from_the_first_stage_to_the_reader(corpus, cache):
+    """convex:0 keeps the first stage's order of the top N, convex:1 is the reader's order
+    (the same as replacing), and the setting is recorded and changes the run's id."""
+    docs_path, eval_path = corpus
+    docs = load_documents(docs_path)
+    queries = load_evaluation(eval_path, docs)
+
+    def order(fuse: str) -> tuple[dict, list]:
+        cfg = EvalConfig(model=FAKE_MODEL, k=5, reranker="reverse", rerank_n=3, rerank_fuse=fuse)
+        record = run_evaluation(docs, queries, cfg, encoder=FakeEncoder(), cache=cache, echo=None,
+                                reranker=ReversingReader())
+        return record, [[d["segment"] for d in r["returned"]] for r in record["per_query"]]
+
+    base = [[d["segment"] for d in r["returned"]] for r in run(corpus, cache)["per_query"]]
+    (_, replaced), (first, kept), (_, reader) = order("replace"), order("convex:0"), order("convex:1")
+    assert kept == base and reader == replaced and replaced != base
+    rrf, _ = order("rrf")
+    assert first["config"]["rerank_fuse"] == "convex:0" and rrf["config"]["rerank_fuse"] == "rrf"
+    assert first["run_id"].split("-")[-1] != rrf["run_id"].split("-")[-1]
+
+
+def test_rerank_fuse_without_a_reader_or_with_a_bad_weight_is_refused():
+    with pytest.raises(GabaritoError, match="needs a reranker"):
+        EvalConfig(rerank_fuse="rrf").effective()
+    with pytest.raises(GabaritoError, match="within"):
+        EvalConfig(reranker="splade", rerank_fuse="convex:2").effective()
+    assert EvalConfig(reranker="splade", rerank_fuse=" Convex:0.30 ").effective().rerank_fuse == "convex:0.3"
+    assert EvalConfig().effective().rerank_fuse == "replace"

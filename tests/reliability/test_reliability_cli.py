@@ -345,3 +345,30 @@ def test_cli_two_runs_filling_one_cache_at_once_lose_and_mix_nothing(project):
     one, two, later = logged(project)
     assert later["cache"] == {"hits": later["n_chunks"], "misses": 0}
     assert returned(one) == returned(two) == returned(later)
+
+
+# -- how a second reading meets the first stage: --rerank-fuse -------------------------------------
+
+@pytest.mark.parametrize("option", [["--rerank-fuse", "mean", "--reranker", "splade"],
+                                    ["--rerank-fuse", "convex:1.5", "--reranker", "splade"],
+                                    ["--rerank-fuse", "convex", "--reranker", "splade"],
+                                    ["--rerank-fuse", "rrf"]],
+                         ids=["unknown", "weight above 1", "no weight", "no reader"])
+def test_cli_a_bad_rerank_fusion_is_one_line_before_any_work(project, option):
+    proc = evaluate(project, *option)
+    assert_one_line_error(proc, "rerank" if option[1] == "rrf" else repr(option[1]).strip("'"))
+    assert not (project / "runs").exists()
+
+
+def test_cli_the_reader_fused_by_rrf_is_recorded_and_named_by_compare(project):
+    """The same reader, its order replacing BM25's and fused with it by RRF: both runs finish,
+    record how they fused, get different run ids, and compare names the setting that differs."""
+    replaced = evaluate(project, "--reranker", "splade", "--rerank-n", "3", "--out", "runs/replace")
+    fused = evaluate(project, "--reranker", "splade", "--rerank-n", "3", "--rerank-fuse", "rrf", "--out", "runs/rrf")
+    assert replaced.returncode == 0 and fused.returncode == 0, (replaced.stderr[-800:], fused.stderr[-800:])
+    records = [json.loads((project / "runs" / name / "run.json").read_text(encoding="utf-8"))
+               for name in ("replace", "rrf")]
+    assert [r["config"]["rerank_fuse"] for r in records] == ["replace", "rrf"]
+    assert records[0]["run_id"] != records[1]["run_id"]
+    compared = gabarito("compare", "runs/replace", "runs/rrf", cwd=project)
+    assert compared.returncode == 0 and "rerank_fuse" in compared.stdout, compared.stdout[-1500:]
