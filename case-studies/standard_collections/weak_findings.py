@@ -1,5 +1,6 @@
 """What the reranking chapter states about the readers taught by each collection's own text
-(``rerankers_weak.json``, written by ``train_weak_rerankers.py``): per collection, the declared
+(``rerankers_weak.json``, written by ``train_weak_rerankers.py``, and the encoder × loss
+ablation ``rerankers_weak_ablation.json``, written by ``train_weak_ablation.py``): per collection, the declared
 primary comparison (RRF of the reader and BM25 over BM25's top 20, against BM25 alone, Holm over
 the collections), the same reading of the dense first stage, the lesson (does the reading lift
 BM25 more than the dense first stage?) and the reader's AUC beside BM25's. No prose here.
@@ -51,7 +52,7 @@ def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA) -> list[dict]
                 "verdict": _verdict(prim["diff"], prim["p_holm"], alpha)}
         auc = fold["auc"]
         out.append({
-            "collection": name.split("/")[0], "n_queries": fold["first_stages"]["bm25"]["n_queries"],
+            "collection": name.split("/")[0], "fold": name, "n_queries": fold["first_stages"]["bm25"]["n_queries"],
             "bm25": bm25, "dense": _stage_row(fold, "dense", key, alpha),
             "lesson": {"diff": prim["lesson_diff"], "ci": prim["lesson_ci"], "p_holm": prim["lesson_p_holm"],
                        "verdict": _verdict(prim["lesson_diff"], prim["lesson_p_holm"], alpha)},
@@ -101,3 +102,42 @@ def concept_headline(res: Mapping, alpha: float = ALPHA) -> dict:
         out[regime] = {"total": len(verdicts), "better": [k for k, v in verdicts.items() if v == "better"],
                        "worse": [k for k, v in verdicts.items() if v == "worse"]}
     return out
+
+
+def ablation_rows(res: Mapping, alpha: float = ALPHA) -> list[dict]:
+    """The encoder × loss ablation, one row per (collection, configuration): steps and training
+    time, the reader's AUC beside BM25's, and BM25's nDCG@10 alone, with the reader's order
+    (replace), fused by RRF (Holm over the collections of the configuration) and convex."""
+    n = res["provenance"]["parameters"]["n"]
+    out = []
+    for cell in res["cells"].values():
+        prim = res["primary"][cell["config"]][cell["collection"]]
+        means = cell["bm25"]["means"]
+        auc = cell["auc"]
+        out.append({
+            "collection": cell["collection"], "config": cell["config"], "base_model": cell["base_model"],
+            "loss": cell["loss"], "steps": cell["training"]["steps"], "stopped_by": cell["training"]["stopped_by"],
+            "train_seconds": cell["training"]["train_seconds"],
+            "auc": {who: {kind: auc[who]["auc"].get(kind) for kind in (HARD, RANDOM)} for who in ("reader", "bm25")},
+            "bm25": means["bm25"][MEASURE], "replace": means[f"replace@{n}"][MEASURE],
+            "rrf": means[f"rrf@{n}"][MEASURE], "convex": means[f"convex@{n}"][MEASURE],
+            "diff": prim["diff"], "ci": prim["ci"], "p_holm": prim["p_holm"],
+            "verdict": _verdict(prim["diff"], prim["p_holm"], alpha)})
+    return out
+
+
+def ablation_headline(res: Mapping, alpha: float = ALPHA) -> dict:
+    """Per configuration, the collections whose BM25 the fused reading raised / lowered (Holm), and
+    the configuration whose reader separates best (mean AUC against hard negatives over the
+    collections; ties by name), with the budget all of them shared."""
+    rs = ablation_rows(res, alpha)
+    configs = sorted({r["config"] for r in rs})
+    by = {c: [r for r in rs if r["config"] == c] for c in configs}
+    mean_auc = {c: sum(r["auc"]["reader"][HARD] for r in by[c]) / len(by[c]) for c in configs}
+    best = min(configs, key=lambda c: (-mean_auc[c], c))
+    return {"configs": configs, "collections": sorted({r["collection"] for r in rs}),
+            "better": {c: [r["collection"] for r in by[c] if r["verdict"] == "better"] for c in configs},
+            "worse": {c: [r["collection"] for r in by[c] if r["verdict"] == "worse"] for c in configs},
+            "mean_auc_hard": mean_auc, "best_by_auc": best,
+            "steps": res["provenance"]["parameters"]["steps"], "n": res["provenance"]["parameters"]["n"],
+            "stopped_by_time": [f"{r['collection']}/{r['config']}" for r in rs if r["stopped_by"] != "step budget"]}

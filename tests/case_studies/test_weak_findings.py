@@ -77,3 +77,43 @@ def test_the_concept_headline_counts_question_sets_per_way_of_judging():
     got = wf.concept_headline(res)
     assert got == {"gold": {"total": 3, "better": ["disjoint"], "worse": ["main"]},
                    "graded": {"total": 1, "better": [], "worse": ["main"]}}
+
+
+def _cell(collection, config, auc_hard, diff, stopped="step budget"):
+    means = {"bm25": 0.4, "replace@20": 0.3, "rrf@20": 0.4 + diff, "convex@20": 0.41}
+    return {"collection": collection, "config": config, "base_model": "m", "loss": config.split("/")[1],
+            "training": {"steps": 100, "stopped_by": stopped, "train_seconds": 60.0},
+            "auc": {"reader": {"auc": {wf.HARD: auc_hard, wf.RANDOM: 0.7}}, "bm25": {"auc": {wf.HARD: 0.5, wf.RANDOM: 0.9}}},
+            "bm25": {"means": {k: {"nDCG@10": v} for k, v in means.items()}}}
+
+
+ABLATION = {
+    "provenance": {"parameters": {"n": 20, "steps": 100}},
+    "cells": {"adi/minilm/bce": _cell("adi", "minilm/bce", 0.55, -0.05),
+              "medline/minilm/bce": _cell("medline", "minilm/bce", 0.61, 0.04),
+              "adi/mpnet/bce": _cell("adi", "mpnet/bce", 0.62, 0.01),
+              "medline/mpnet/bce": _cell("medline", "mpnet/bce", 0.60, 0.03, stopped="time guard")},
+    "primary": {"minilm/bce": {"adi": {"diff": -0.05, "ci": [-0.08, -0.02], "p": 0.01, "p_holm": 0.02},
+                               "medline": {"diff": 0.04, "ci": [0.01, 0.07], "p": 0.02, "p_holm": 0.02}},
+                "mpnet/bce": {"adi": {"diff": 0.01, "ci": [-0.02, 0.04], "p": 0.5, "p_holm": 0.5},
+                              "medline": {"diff": 0.03, "ci": [0.0, 0.06], "p": 0.04, "p_holm": 0.08}}},
+}
+
+
+def test_ablation_rows_read_each_configuration_beside_bm25():
+    rows = {(r["collection"], r["config"]): r for r in wf.ablation_rows(ABLATION)}
+    r = rows[("medline", "minilm/bce")]
+    assert (r["bm25"], r["replace"], r["rrf"], r["convex"]) == (0.4, 0.3, pytest.approx(0.44), 0.41)
+    assert (r["diff"], r["p_holm"], r["verdict"]) == (0.04, 0.02, "better")
+    assert rows[("medline", "mpnet/bce")]["verdict"] == "same"  # p .04 alone, .08 after Holm
+    assert rows[("adi", "minilm/bce")]["verdict"] == "worse"
+    assert r["auc"]["reader"][wf.HARD] == 0.61 and r["auc"]["bm25"][wf.RANDOM] == 0.9
+
+
+def test_ablation_headline_names_the_best_separating_configuration_and_any_early_stop():
+    h = wf.ablation_headline(ABLATION)
+    assert h["configs"] == ["minilm/bce", "mpnet/bce"] and h["collections"] == ["adi", "medline"]
+    assert h["better"] == {"minilm/bce": ["medline"], "mpnet/bce": []}
+    assert h["worse"] == {"minilm/bce": ["adi"], "mpnet/bce": []}
+    assert h["mean_auc_hard"]["mpnet/bce"] == pytest.approx(0.61) and h["best_by_auc"] == "mpnet/bce"
+    assert h["stopped_by_time"] == ["medline/mpnet/bce"] and (h["steps"], h["n"]) == (100, 20)
