@@ -62,7 +62,7 @@ FILTER_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 def add_arguments(ap):
     ap.add_argument("--folds", default=",".join(FOLDS), help="collections, comma separated")
-    ap.add_argument("--recipes", default="weak", help=f"training recipes, comma separated ({', '.join(RECIPES)})")
+    ap.add_argument("--recipes", default=",".join(RECIPES), help=f"training recipes, comma separated ({', '.join(RECIPES)})")
     training_arguments(ap)
 
 
