@@ -47,7 +47,7 @@ def add_arguments(ap):
     ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
                     help=f"encoder/loss pairs, comma separated ({', '.join(CONFIGS)})")
     weak.training_arguments(ap)
-    ap.set_defaults(steps=100, time_limit=1200.0)
+    ap.set_defaults(steps=100, time_limit=2400.0)
 
 
 def configs_of(text: str) -> list[str]:
