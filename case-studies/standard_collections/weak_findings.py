@@ -140,4 +140,5 @@ def ablation_headline(res: Mapping, alpha: float = ALPHA) -> dict:
             "worse": {c: [r["collection"] for r in by[c] if r["verdict"] == "worse"] for c in configs},
             "mean_auc_hard": mean_auc, "best_by_auc": best,
             "steps": res["provenance"]["parameters"]["steps"], "n": res["provenance"]["parameters"]["n"],
-            "stopped_by_time": [f"{r['collection']}/{r['config']}" for r in rs if r["stopped_by"] != "step budget"]}
+            "stopped_by_time": [{"collection": r["collection"], "config": r["config"]} for r in rs
+                                if r["stopped_by"] != "step budget"]}

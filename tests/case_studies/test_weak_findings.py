@@ -116,4 +116,4 @@ def test_ablation_headline_names_the_best_separating_configuration_and_any_early
     assert h["better"] == {"minilm/bce": ["medline"], "mpnet/bce": []}
     assert h["worse"] == {"minilm/bce": ["adi"], "mpnet/bce": []}
     assert h["mean_auc_hard"]["mpnet/bce"] == pytest.approx(0.61) and h["best_by_auc"] == "mpnet/bce"
-    assert h["stopped_by_time"] == ["medline/mpnet/bce"] and (h["steps"], h["n"]) == (100, 20)
+    assert h["stopped_by_time"] == [{"collection": "medline", "config": "mpnet/bce"}] and (h["steps"], h["n"]) == (100, 20)
