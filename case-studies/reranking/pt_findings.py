@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gabarito.measure.report import verdict
 from gabarito.measure.stats import ALPHA
 
 MEASURE = "hit@1"
@@ -18,10 +19,9 @@ def rows(res: Mapping, n: int = N, measure: str = MEASURE, alpha: float = ALPHA)
     for stage, readings in res[f"at_{n}"].items():
         for key, by_measure in readings.items():
             t = by_measure[measure]
-            verdict = "same" if t["p_holm"] >= alpha else ("better" if t["mean_diff"] > 0 else "worse")
             out.append({"stage": stage, "how": key.split("@")[0], "n": n, "before": t["before"], "after": t["after"],
                         "diff": t["mean_diff"], "ci": [t["ci_low"], t["ci_high"]], "p_holm": t["p_holm"],
-                        "verdict": verdict})
+                        "verdict": verdict(t["mean_diff"], t["p_holm"], alpha)})
     return out
 
 

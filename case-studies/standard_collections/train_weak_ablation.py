@@ -26,7 +26,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from gabarito.errors import GabaritoError
-from gabarito.measure import stats
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.study.runner import say, variant_main
@@ -77,14 +76,9 @@ def run_cell(ctx, c, name: str, pairs: list) -> dict:
 
 def primary(cells: dict) -> dict:
     """RRF@N against BM25 per configuration, Holm over the collections of that configuration."""
-    out = {}
-    for name in sorted({c["config"] for c in cells.values()}):
-        rows = {c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == f"rrf@{N}")
-                for c in cells.values() if c["config"] == name}
-        p_holm = stats.holm({k: r["p_randomization"] for k, r in rows.items()})
-        out[name] = {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"],
-                         "p_holm": p_holm[k]} for k, r in rows.items()}
-    return out
+    return {name: weak.holm_over({c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == f"rrf@{N}")
+                                  for c in cells.values() if c["config"] == name})
+            for name in sorted({c["config"] for c in cells.values()})}
 
 
 def run(ctx) -> dict:

@@ -170,21 +170,24 @@ def run_fold(ctx, collections: dict, held: str, recipe: str, encoder) -> dict:
             "cost": {"pairs_read": reader.pairs_scored, "seconds": round(reader.seconds, 1)}}
 
 
+def holm_over(rows: dict) -> dict:
+    """``{name: test row}`` (rows of ``compare_methods``) as ``{name: {diff, ci, p, p_holm}}``, the
+    randomization p-values Holm-corrected over these rows."""
+    p_holm = stats.holm({k: r["p_randomization"] for k, r in rows.items()})
+    return {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"],
+                "p_holm": p_holm[k]} for k, r in rows.items()}
+
+
 def primary_holm(results: dict) -> dict:
     """The declared primary comparison across collections, Holm-corrected, per recipe."""
     how, n = PRIMARY
     out = {}
     for recipe in sorted({r["recipe"] for r in results.values()}):
-        rows = {k: next(t for t in r["first_stages"]["bm25"]["tests_nDCG@10"] if t["a"] == f"{how}@{n}")
-                for k, r in results.items() if r["recipe"] == recipe}
-        lessons = {k: r["lesson"] for k, r in results.items() if r["recipe"] == recipe}
-        p_fuse = stats.holm({k: r["p_randomization"] for k, r in rows.items()})
-        p_lesson = stats.holm({k: r["p_randomization"] for k, r in lessons.items()})
-        out[recipe] = {k: {"diff": rows[k]["mean_diff"], "ci": [rows[k]["ci_low"], rows[k]["ci_high"]],
-                           "p": rows[k]["p_randomization"], "p_holm": p_fuse[k],
-                           "lesson_diff": lessons[k]["mean_diff"],
-                           "lesson_ci": [lessons[k]["ci_low"], lessons[k]["ci_high"]],
-                           "lesson_p_holm": p_lesson[k]} for k in rows}
+        fuse = holm_over({k: next(t for t in r["first_stages"]["bm25"]["tests_nDCG@10"] if t["a"] == f"{how}@{n}")
+                          for k, r in results.items() if r["recipe"] == recipe})
+        lesson = holm_over({k: r["lesson"] for k, r in results.items() if r["recipe"] == recipe})
+        out[recipe] = {k: {**fuse[k], "lesson_diff": lesson[k]["diff"], "lesson_ci": lesson[k]["ci"],
+                           "lesson_p_holm": lesson[k]["p_holm"]} for k in fuse}
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gabarito.measure.report import verdict
 from gabarito.measure.stats import ALPHA
 
 MEASURE = "nDCG@10"
@@ -27,18 +28,12 @@ def recipes(res: Mapping) -> list[str]:
     return list(res["primary"])
 
 
-def _verdict(diff: float, p: float, alpha: float) -> str:
-    if p >= alpha or diff == 0:
-        return "same"
-    return "better" if diff > 0 else "worse"
-
-
 def _stage_row(fold: Mapping, stage: str, key: str, alpha: float) -> dict:
     s = fold["first_stages"][stage]
     test = next(t for t in s["tests_nDCG@10"] if t["a"] == key)
     return {"before": s["means"][stage][MEASURE], "after": s["means"][key][MEASURE], "diff": test["mean_diff"],
             "ci": [test["ci_low"], test["ci_high"]], "p_holm": test["p_holm"],
-            "verdict": _verdict(test["mean_diff"], test["p_holm"], alpha)}
+            "verdict": verdict(test["mean_diff"], test["p_holm"], alpha)}
 
 
 def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA) -> list[dict]:
@@ -49,13 +44,13 @@ def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA) -> list[dict]
     for name, prim in res["primary"][recipe].items():
         fold = res["folds"][name]
         bm25 = {**_stage_row(fold, "bm25", key, alpha), "p_holm": prim["p_holm"],
-                "verdict": _verdict(prim["diff"], prim["p_holm"], alpha)}
+                "verdict": verdict(prim["diff"], prim["p_holm"], alpha)}
         auc = fold["auc"]
         out.append({
             "collection": name.split("/")[0], "fold": name, "n_queries": fold["first_stages"]["bm25"]["n_queries"],
             "bm25": bm25, "dense": _stage_row(fold, "dense", key, alpha),
             "lesson": {"diff": prim["lesson_diff"], "ci": prim["lesson_ci"], "p_holm": prim["lesson_p_holm"],
-                       "verdict": _verdict(prim["lesson_diff"], prim["lesson_p_holm"], alpha)},
+                       "verdict": verdict(prim["lesson_diff"], prim["lesson_p_holm"], alpha)},
             "auc": {who: {kind: auc[who]["auc"].get(kind) for kind in (HARD, RANDOM)} for who in ("reader", "bm25")},
             "pseudo_queries": fold["weak_pairs"]["pseudo_queries"],
             "dropped": fold["weak_pairs"]["dropped_as_false_negatives"],
@@ -98,7 +93,7 @@ def concept_headline(res: Mapping, alpha: float = ALPHA) -> dict:
     lowered with a Holm-corrected p below ``alpha`` (Holm over the sets), and how many sets."""
     out = {}
     for regime, sets in res["primary"].items():
-        verdicts = {name: _verdict(r["diff"], r["p_holm"], alpha) for name, r in sets.items()}
+        verdicts = {name: verdict(r["diff"], r["p_holm"], alpha) for name, r in sets.items()}
         out[regime] = {"total": len(verdicts), "better": [k for k, v in verdicts.items() if v == "better"],
                        "worse": [k for k, v in verdicts.items() if v == "worse"]}
     return out
@@ -122,7 +117,7 @@ def ablation_rows(res: Mapping, alpha: float = ALPHA) -> list[dict]:
             "bm25": means["bm25"][MEASURE], "replace": means[f"replace@{n}"][MEASURE],
             "rrf": means[f"rrf@{n}"][MEASURE], "convex": means[f"convex@{n}"][MEASURE],
             "diff": prim["diff"], "ci": prim["ci"], "p_holm": prim["p_holm"],
-            "verdict": _verdict(prim["diff"], prim["p_holm"], alpha)})
+            "verdict": verdict(prim["diff"], prim["p_holm"], alpha)})
     return out
 
 

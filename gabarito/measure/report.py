@@ -28,7 +28,7 @@ from gabarito.measure.stats import ALPHA
 #: The schema of a written report; a block without it is a report written before it existed.
 SCHEMA = "gabarito.report/1"
 
-__all__ = ["ALPHA", "SCHEMA", "Comparison", "Report"]
+__all__ = ["ALPHA", "SCHEMA", "Comparison", "Report", "verdict"]
 
 @dataclass(frozen=True)
 class Comparison:
@@ -64,9 +64,15 @@ class Comparison:
     def verdict(self) -> str:
         """``"better"`` or ``"worse"`` (a against b, significant after Holm), else ``"same"``:
         no difference the test can tell from chance."""
-        if not self.significant or self.direction == 0:
-            return "same"
-        return "better" if self.direction > 0 else "worse"
+        return verdict(self.diff, self.p_holm, self.alpha)
+
+
+def verdict(diff: float, p_holm: float, alpha: float = ALPHA) -> str:
+    """The verdict of a paired difference ``diff`` (a minus b) with its Holm-corrected p:
+    ``"better"`` / ``"worse"`` when ``p_holm < alpha`` and ``diff`` is not zero, else ``"same"``."""
+    if not p_holm < alpha or diff == 0:
+        return "same"
+    return "better" if diff > 0 else "worse"
 
 
 def _oriented(row: Mapping, measure: str, a: str, b: str, alpha: float) -> Comparison:

@@ -124,3 +124,11 @@ def test_only_keeps_the_tests_of_one_method():
     assert kept.metrics == r.metrics
     two = r.only(["good", "bad"])
     assert list(two.metrics) == ["good", "bad"] and len(two.tests) == 1
+
+
+def test_one_verdict_rule_for_a_difference_and_its_holm_p():
+    from gabarito.measure.report import verdict
+
+    assert verdict(0.04, 0.01) == "better" and verdict(-0.04, 0.01) == "worse"
+    assert verdict(0.04, 0.05) == "same" and verdict(0.0, 0.001) == "same"  # p at alpha, or no difference
+    assert verdict(0.04, 0.08, alpha=0.1) == "better"
