@@ -8,6 +8,8 @@ compares every file the rerun wrote with the committed file of the same name:
 * ``same numbers``: a JSON results file whose values all agree once the record of the run itself is
   set aside (its provenance: date, commit, machine; the phase timings and the wall time; any value
   measured in seconds, milliseconds or questions per second, which no rerun repeats);
+* ``run log``: a JSON-lines log whose every record holds only the record of a run (its date, state
+  and times: a line added per run, e.g. ``wall_times.jsonl``), which no rerun repeats; not a result;
 * ``same ranks``: a TREC run file with the same documents in the same order for every question;
   only scores differ (in their last digits, typically);
 * ``differs``: how many lines and questions of a run file differ (and how many of them within the
@@ -35,11 +37,13 @@ from gabarito.study.runner import run_script
 from gabarito.study.spec import StudySpec
 
 #: Verdicts that count as reproduced.
-REPRODUCED = ("identical", "same numbers", "same ranks")
+REPRODUCED = ("identical", "same numbers", "same ranks", "run log")
 #: Keys of a results file that record the run, not its result.
 VOLATILE_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machine", "date", "git", "migrations"})
 #: Keys whose values are measured times or rates (never repeated by a rerun).
 VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s|time)$|^(?:seconds|times)$")
+#: Keys of a log record that describe the run (with the volatile ones), never a result.
+RUN_LOG_KEYS = frozenset({"state"})
 #: How many differing JSON paths a verdict names.
 SHOWN_PATHS = 5
 
@@ -136,10 +140,22 @@ def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
     return "differs", "; ".join(parts)
 
 
+def _is_run_log(path: Path) -> bool:
+    """Whether every line of a JSON-lines file is a record of a run (volatile keys and its state)."""
+    try:
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return bool(records) and all(isinstance(r, dict) and all(
+        k in VOLATILE_KEYS or k in RUN_LOG_KEYS or VOLATILE_KEY.search(k) for k in r) for r in records)
+
+
 def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
     """Verdict and detail for one file present in both places."""
     if committed.read_bytes() == rerun.read_bytes():
         return "identical", ""
+    if rerun.suffix == ".jsonl" and _is_run_log(committed) and _is_run_log(rerun):
+        return "run log", "dates and times of the runs, a line per run; not a result"
     if rerun.suffix == ".trec":
         return compare_trec(committed, rerun)
     if rerun.suffix == ".json":

@@ -13,7 +13,7 @@ import pytest
 
 from gabarito import cli
 from gabarito.hashing import sha256_file
-from gabarito.study.check import compare_json, compare_trec
+from gabarito.study.check import compare_file, compare_json, compare_trec
 
 SCRIPT = '''"""A tiny study for the rerun check."""
 import json
@@ -131,3 +131,13 @@ def test_comparisons_by_hand(tmp_path):
     assert compare_json(ja, jb) == ("differs", "1 values differ: /m/mean")
     jb.write_text(json.dumps({"m": {"mean": 0.5, "new": 1}}))
     assert compare_json(ja, jb) == ("differs", "1 fields only one side has: /m/new")
+
+
+def test_a_log_of_run_times_is_named_a_run_log_and_a_log_with_results_is_not(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text('{"date": "x", "wall_s": 3.0, "state": "cold", "phases_s": {"load": 1.0}}\n'
+                 '{"date": "y", "wall_s": 1.0, "state": "warm", "phases_s": {"load": 0.5}}\n')
+    b.write_text('{"date": "z", "wall_s": 2.5, "state": "cold", "phases_s": {"load": 0.9}}\n')
+    assert compare_file(a, b)[0] == "run log"
+    b.write_text('{"date": "z", "wall_s": 2.5, "state": "cold", "mean": 0.5}\n')  # a result inside
+    assert compare_file(a, b)[0] == "differs"
