@@ -184,6 +184,21 @@ def budget_rows(budget: Mapping) -> list[dict]:
     return out
 
 
+def rerun_agreement(budget: Mapping, study: str = FLAGSHIP) -> list[dict]:
+    """Per run of ``study`` from nothing (``cold_<backend>``): how many of its ranked lists (TREC
+    files) came out byte for byte as committed (``identical``), with the same documents in the same
+    order (``same_ranks``), or in another order (``differing``: their names); runs that failed or
+    wrote no list are left out."""
+    out = []
+    for run, r in (budget["measured"].get(study) or {}).items():
+        same = r.get("runs_vs_committed") if run.startswith("cold_") and "failed" not in r else None
+        if not same or not same["files"]:
+            continue
+        out.append({"run": run, "backend": r.get("backend"), "files": same["files"], "identical": same["identical"],
+                    "same_ranks": same["same_rankings_other_scores"], "differing": list(same["differing_rankings"])})
+    return out
+
+
 def vector_summary(vectors: Mapping, width: int = 100) -> dict:
     """At the largest size ArcadeDB ran and the given width: each engine's qps ratio to ArcadeDB
     and recall@10, ArcadeDB's own recall and qps."""

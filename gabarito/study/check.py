@@ -16,6 +16,11 @@ compares every file the rerun wrote with the committed file of the same name:
   top 10), or the first paths of a JSON file whose values differ;
 * ``missing`` (committed, not written by the rerun) and ``new`` (written, not committed).
 
+A ``gabarito evaluate`` run is named by the moment it ran and its configuration's hash
+(``20261205-110512-1ccc9fc0``): a rerun's run folders are paired with the committed ones of the same
+configuration, in the order they ran, and a run id inside a file is compared by its configuration
+part only. A JSON-lines file is compared record by record, like a JSON file.
+
 :func:`compare_file` is the comparison; :func:`check_study` the rerun. The verdicts of a file are
 ordered from the best (``identical``) to the worst, and :data:`REPRODUCED` says which count as
 reproduced.
@@ -44,6 +49,9 @@ VOLATILE_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machi
 VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s|time)$|^(?:seconds|times)$")
 #: Keys of a log record that describe the run (with the volatile ones), never a result.
 RUN_LOG_KEYS = frozenset({"state"})
+#: A ``gabarito evaluate`` run id: when it ran, then 8 hex digits of its configuration's hash.
+RUN_ID = re.compile(r"^\d{8}-\d{6}-([0-9a-f]{8})$")
+RUN_ID_IN = re.compile(r"\b\d{8}-\d{6}-([0-9a-f]{8})\b")
 #: How many differing JSON paths a verdict names.
 SHOWN_PATHS = 5
 
@@ -114,19 +122,28 @@ def _walk(a, b, path: str) -> Iterator[tuple[str, str]]:
             yield "key", f"{path}[{len(a)} vs {len(b)} items]"
         for i, (x, y) in enumerate(zip(a, b)):
             yield from _walk(x, y, f"{path}[{i}]")
+    elif isinstance(a, str) and isinstance(b, str):
+        if RUN_ID_IN.sub(r"<run>-\1", a) != RUN_ID_IN.sub(r"<run>-\1", b):  # a run id: its configuration
+            yield "value", path or "/"
     elif a != b or type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
         yield "value", path or "/"
 
 
+def _load_json(path: Path, lines: bool):
+    try:
+        text = path.read_text(encoding="utf-8")
+        return [json.loads(x) for x in text.splitlines() if x.strip()] if lines else json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GabaritoError(f"not JSON ({exc})", path=path) from None
+
+
 def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
-    """The verdict of a rerun JSON file against the committed one (volatile keys set aside)."""
+    """The verdict of a rerun JSON (or JSON-lines: a list of records) file against the committed
+    one (volatile keys set aside)."""
     if committed.read_bytes() == rerun.read_bytes():
         return "identical", ""
-    try:
-        a = json.loads(committed.read_text(encoding="utf-8"))
-        b = json.loads(rerun.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GabaritoError(f"not JSON ({exc})", path=committed) from None
+    lines = rerun.suffix == ".jsonl"
+    a, b = _load_json(committed, lines), _load_json(rerun, lines)
     found = {"value": [], "key": []}
     for kind, p in _walk(a, b, ""):
         found[kind].append(p)
@@ -158,7 +175,7 @@ def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
         return "run log", "dates and times of the runs, a line per run; not a result"
     if rerun.suffix == ".trec":
         return compare_trec(committed, rerun)
-    if rerun.suffix == ".json":
+    if rerun.suffix in (".json", ".jsonl"):
         return compare_json(committed, rerun)
     a = committed.read_text(encoding="utf-8", errors="replace").splitlines()
     b = rerun.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -166,29 +183,69 @@ def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
     return "differs", f"{differing} of {max(len(a), len(b))} lines"
 
 
+def _run_folders(root: Path) -> dict[tuple[Path, str], list[Path]]:
+    """``{(parent, configuration hash): [run folder, ...] in the order they ran}`` under ``root``
+    (paths relative to it)."""
+    found: dict[tuple[Path, str], list[Path]] = {}
+    for p in sorted(root.rglob("*")):
+        m = RUN_ID.match(p.name)
+        if m and p.is_dir():
+            found.setdefault((p.parent.relative_to(root), m.group(1)), []).append(p.relative_to(root))
+    return found
+
+
+def pair_run_folders(committed: Path, rerun: Path) -> tuple[dict[Path, Path], list[Path]]:
+    """Each rerun run folder (relative) -> the committed one of the same configuration and order,
+    and the committed run folders left without a pair (in parents the rerun wrote runs into)."""
+    mine, theirs = _run_folders(committed), _run_folders(rerun)
+    pairs, unpaired = {}, []
+    for key, new in theirs.items():
+        old = mine.get(key, [])
+        pairs.update(zip(new, old))
+        unpaired += old[len(new):]
+    parents = {parent for parent, _ in theirs}
+    unpaired += [f for (parent, h), olds in mine.items() if parent in parents and (parent, h) not in theirs
+                 for f in olds]
+    return pairs, sorted(unpaired)
+
+
+def _committed_path(rel: Path, pairs: dict[Path, Path]) -> Path:
+    """Where the committed counterpart of a rerun file lies (through its run folder's pair)."""
+    for i in range(len(rel.parts) - 1, 0, -1):
+        head = Path(*rel.parts[:i])
+        if head in pairs:
+            return pairs[head].joinpath(*rel.parts[i:])
+    return rel
+
+
 def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
-    """Every file the rerun wrote (under ``rerun``) against ``committed``; committed run files of
-    the same folders that the rerun did not write are ``missing``."""
+    """Every file the rerun wrote (under ``rerun``) against ``committed`` (a run folder's files
+    against those of its pair, :func:`pair_run_folders`, named as committed); committed files of the
+    same folders that the rerun did not write, and committed run folders without a pair, are
+    ``missing``."""
     out = []
+    pairs, unpaired = pair_run_folders(committed, rerun)
     # the manifests (results.sha256.json) record each run's own files: a rerun's never matches
     written = sorted(p for p in rerun.rglob("*") if p.is_file() and not p.name.endswith(".sha256.json")
                      and not p.name.startswith("."))  # the manifest's lock file
-    folders = {p.parent.relative_to(rerun) for p in written}
+    folders = {}
     for p in written:
-        rel = p.relative_to(rerun)
+        rel = _committed_path(p.relative_to(rerun), pairs)
+        folders[rel.parent] = p.parent
         mine = committed / rel
         if not mine.is_file():
-            out.append(FileCheck(rel.as_posix(), "new", "written by the rerun, not committed"))
+            out.append(FileCheck(p.relative_to(rerun).as_posix(), "new", "written by the rerun, not committed"))
             continue
         verdict, detail = compare_file(mine, p)
         out.append(FileCheck(rel.as_posix(), verdict, detail))
-    for folder in sorted(folders):
+    for folder, theirs in sorted(folders.items()):
         if folder == Path("."):
             continue
         for p in sorted((committed / folder).glob("*")):
             if (p.is_file() and not p.name.endswith(".sha256.json") and not p.name.startswith(".")
-                    and not (rerun / folder / p.name).exists()):
+                    and not (theirs / p.name).exists()):
                 out.append(FileCheck((folder / p.name).as_posix(), "missing", "committed, not written by the rerun"))
+    out += [FileCheck(f.as_posix() + "/", "missing", "a committed run the rerun did not repeat") for f in unpaired]
     return out
 
 

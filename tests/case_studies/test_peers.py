@@ -54,6 +54,20 @@ def test_budget_summary_adds_measured_and_committed_and_estimates_the_classic_en
     assert B.slowest_categories(budget, "reranking") == [("latency", 150.0)]
 
 
+def test_rerun_agreement_counts_each_cold_runs_lists_and_skips_warm_failed_and_listless_runs():
+    same = lambda files, identical, ranks, differing: {"files": files, "identical": identical,
+                                                       "same_rankings_other_scores": ranks, "differing_rankings": differing}
+    budget = {"measured": {"benchmark_rrf": {
+        "cold_auto": {"backend": "auto", "runs_vs_committed": same(4, 4, 0, [])},
+        "warm_auto": {"backend": "auto", "runs_vs_committed": same(4, 4, 0, [])},
+        "cold_torch": {"backend": "torch", "runs_vs_committed": same(4, 2, 1, ["vector.trec"])},
+        "cold_other": {"failed": "exit 2"}}, "helpcenter": {"cold_auto": {"runs_vs_committed": same(0, 0, 0, [])}}}}
+    got = A.rerun_agreement(budget)
+    assert [(r["run"], r["identical"], r["same_ranks"], r["differing"]) for r in got] == [
+        ("cold_auto", 4, 0, []), ("cold_torch", 2, 1, ["vector.trec"])]
+    assert A.rerun_agreement(budget, "helpcenter") == [] and A.rerun_agreement(budget, "absent") == []
+
+
 def test_the_rebuild_budget_doc_holds_the_scripts_output():
     B = _budget_script()
     doc = (REPO / "docs" / "rebuild_budget.md").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ import pytest
 
 from gabarito import cli
 from gabarito.hashing import sha256_file
-from gabarito.study.check import compare_file, compare_json, compare_trec
+from gabarito.study.check import compare_file, compare_folders, compare_json, compare_trec
 
 SCRIPT = '''"""A tiny study for the rerun check."""
 import json
@@ -141,3 +141,25 @@ def test_a_log_of_run_times_is_named_a_run_log_and_a_log_with_results_is_not(tmp
     assert compare_file(a, b)[0] == "run log"
     b.write_text('{"date": "z", "wall_s": 2.5, "state": "cold", "mean": 0.5}\n')  # a result inside
     assert compare_file(a, b)[0] == "differs"
+
+
+def test_run_folders_pair_by_configuration_in_the_order_they_ran_and_run_ids_compare_by_configuration(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    record = lambda run_id, mean: json.dumps({"run_id": run_id, "date": run_id[:8], "summary": {"mrr": mean}})
+    for root, stamps in ((old, ("20261201-100000", "20261201-100005", "20261201-100009")),
+                         (new, ("20261205-090000", "20261205-090003"))):
+        for stamp, h in zip(stamps, ("aaaaaaaa", "bbbbbbbb", "aaaaaaaa")):
+            (root / "runs" / f"{stamp}-{h}").mkdir(parents=True)
+    (old / "runs" / "20261201-100000-aaaaaaaa" / "run.json").write_text(record("20261201-100000-aaaaaaaa", 0.5))
+    (new / "runs" / "20261205-090000-aaaaaaaa" / "run.json").write_text(record("20261205-090000-aaaaaaaa", 0.5))
+    (old / "runs" / "20261201-100005-bbbbbbbb" / "run.json").write_text(record("20261201-100005-bbbbbbbb", 0.5))
+    (new / "runs" / "20261205-090003-bbbbbbbb" / "run.json").write_text(record("20261205-090003-cccccccc", 0.5))
+    for root, ids in ((old, ("20261201-100000-aaaaaaaa", "20261201-100005-bbbbbbbb")),
+                      (new, ("20261205-090000-aaaaaaaa", "20261205-090003-bbbbbbbb"))):
+        (root / "runs" / "log.jsonl").write_text("".join(record(i, 0.5) + "\n" for i in ids))
+    got = {c.path: (c.verdict, c.detail) for c in compare_folders(old, new)}
+    assert got["runs/20261201-100000-aaaaaaaa/run.json"] == ("same numbers", "only the record of the run differs")
+    assert got["runs/20261201-100005-bbbbbbbb/run.json"] == ("differs", "1 values differ: /run_id")  # another configuration
+    assert got["runs/log.jsonl"][0] == "same numbers"
+    assert got["runs/20261201-100009-aaaaaaaa/"][0] == "missing"  # the committed second run of aaaaaaaa
+    assert len(got) == 4
