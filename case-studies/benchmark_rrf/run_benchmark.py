@@ -17,10 +17,8 @@ import shutil
 import time
 from pathlib import Path
 
-import numpy as np
-
 from gabarito.errors import GabaritoError
-from gabarito.hashing import sha256_bytes, sha256_file
+from gabarito.hashing import sha256_file
 from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import load_gold
@@ -38,7 +36,7 @@ from gabarito.retrieval.memory import ExactVectors, without_stop_words
 from gabarito.retrieval.models import EmbeddingCache, Encoder, cache_dir
 from gabarito.retrieval.pipeline import RRF, Pipeline
 from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever
-from gabarito.retrieval.reuse import fingerprint, open_or_build
+from gabarito.retrieval.reuse import index_record, open_or_build
 from gabarito.study.records import append_jsonl
 from gabarito.study.runner import say, study_main
 
@@ -118,9 +116,7 @@ def open_index(ctx, conn, concepts, corpus, encoder, vectors):
         graph_build_s = index.warm_up(vectors[0])
     engine = {"name": "ArcadeDB", "version": conn.client.server_version(),
               "mode": note("engine.arcadedb_external") if conn.server is None else note("engine.arcadedb_embedded"),
-              "index_state": state, "index_fingerprint": fingerprint(parts),
-              "vectors_sha256": sha256_bytes(np.ascontiguousarray(vectors, dtype=np.float32).tobytes()),
-              "vector_graph_build_s": round(graph_build_s, 3)}
+              "index_state": state, **index_record(parts, vectors), "vector_graph_build_s": round(graph_build_s, 3)}
     return index, engine
 
 

@@ -35,7 +35,7 @@ from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval import fusion
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex
 from gabarito.retrieval.arcadedb.native_fusion import fuse_sql
-from gabarito.retrieval.reuse import open_or_build
+from gabarito.retrieval.reuse import index_record, open_or_build
 from gabarito.study.runner import say, study_main
 from studies.fusion import corpora, identity, latency, methods
 
@@ -83,6 +83,7 @@ def open_index(ctx, conn, corpus, docs, encoder) -> tuple[ArcadeIndex, ArcadeCli
         graph_s = index.warm_up(docs[0])
     info = index.info()
     record = {"database": corpus.database, "type": corpus.type_name, "index_state": state,
+              **index_record(corpus.parts, docs),
               "vector_graph_build_s": round(graph_s, 3), "text_index": info["text_index"],
               "vector_index": info["vector_index"], "analyzer": info.get("analyzer")}
     return index, client, record

@@ -52,7 +52,7 @@ from gabarito.retrieval.rerank import (  # noqa: E402
     BiEncoderReranker, CrossEncoderReranker, MaxSimReranker, SparseIndex, SparseReranker,
 )
 from gabarito.retrieval.rerank.training import TRAINED_PREFIX, trained_reader_folder  # noqa: E402
-from gabarito.retrieval.reuse import open_or_build  # noqa: E402
+from gabarito.retrieval.reuse import fingerprint, open_or_build  # noqa: E402
 from gabarito.retrieval.score_table import ScoreTable  # noqa: E402
 from gabarito.study.runner import say, study_main  # noqa: E402
 from studies.reranking.rerank_accuracy import (MAX_THROUGH, THRESHOLD_TABLE, calibration,  # noqa: E402
@@ -190,7 +190,7 @@ def bm25_and_rrf(ctx, bench: Bench, dense: VectorRetriever) -> dict:
         server = conn.server
         engine = {"name": "arcadedb", "version": server.version if server else conn.client.server_version(),
                   "server": "embedded" if server else conn.client.url, "database": DATABASE, "index": state,
-                  "analyzer_class": analyzer_class(ANALYZER)}
+                  "index_fingerprint": fingerprint(parts), "analyzer_class": analyzer_class(ANALYZER)}
     bench.runs["bm25"], bench.runs["rrf"] = stages["bm25"], stages["cut"]
     return engine
 

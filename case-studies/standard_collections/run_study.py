@@ -51,7 +51,7 @@ from gabarito.retrieval.memory import ExactVectors
 from gabarito.retrieval.models.collection_vectors import MODELS, Vectors
 from gabarito.retrieval.pipeline import RRF
 from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever
-from gabarito.retrieval.reuse import open_or_build
+from gabarito.retrieval.reuse import index_record, open_or_build
 from gabarito.study.runner import say, study_main
 
 ORDER = ("adi", "cranfield", "cisi", "medline", "npl")
@@ -155,10 +155,11 @@ def collection_client(ctx, conn, name: str) -> ArcadeClient:
     return client
 
 
-def open_indexes(ctx, client: ArcadeClient, c, vectors: np.ndarray, model: dict, corpus: dict) -> tuple[dict, dict]:
-    """One type per analyzer holding the texts and the ANN model's vectors, reused when current."""
+def open_indexes(ctx, client: ArcadeClient, c, vectors: np.ndarray, model: dict, corpus: dict) -> tuple[dict, dict, dict]:
+    """One type per analyzer holding the texts and the ANN model's vectors, reused when current;
+    the indexes, their states and their fingerprints."""
     rows = [{"doc_id": d.id, "text": d.text} for d in c.documents]
-    indexes, states = {}, {}
+    indexes, states, fingerprints = {}, {}, {}
     for kind, (type_name, analyzer) in TYPES.items():
         indexes[kind] = ArcadeIndex(client, type_name)
         parts = {"collection": c.name, "corpus_sha256": corpus["corpus_sha256"],
@@ -168,7 +169,8 @@ def open_indexes(ctx, client: ArcadeClient, c, vectors: np.ndarray, model: dict,
         with ctx.phase(f"{c.name}/index_{kind}"):
             states[kind] = open_or_build(indexes[kind], parts, fields=["text"], rows=rows, vectors=vectors,
                                          model_id=model["model_id"], analyzer=analyzer)
-    return indexes, states
+        fingerprints[kind] = index_record(parts, vectors)["index_fingerprint"]
+    return indexes, states, fingerprints
 
 
 def full_text_settings(client: ArcadeClient, index: ArcadeIndex) -> dict:
@@ -251,10 +253,11 @@ def study_collection(ctx, conn, c, vec: Vectors, engine: dict, corpora: dict) ->
     corpora[c.name] = corpus_record(c, ctx.mirror(), ann_sha)
     client = collection_client(ctx, conn, c.name)
     try:
-        indexes, states = open_indexes(ctx, client, c, doc_vecs[ANN_MODEL], model, corpora[c.name])
+        indexes, states, fingerprints = open_indexes(ctx, client, c, doc_vecs[ANN_MODEL], model, corpora[c.name])
         with ctx.phase(f"{c.name}/vector_warm_up"):
             graph_s = indexes["standard"].warm_up(queries.vectors(vec.encoder(ANN_MODEL))[0])
         engine["databases"][c.name] = {"database": client.database, "index_state": states,
+                                       "index_fingerprint": fingerprints,
                                        "vector_graph_build_s": round(graph_s, 3),
                                        "full_text_index": full_text_settings(client, indexes["standard"])}
         with ctx.phase(f"{c.name}/in_process_indexes"):

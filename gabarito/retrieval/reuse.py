@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from gabarito.errors import GabaritoError, stderr_line
-from gabarito.hashing import sha256_text
+from gabarito.hashing import sha256_bytes, sha256_text
 from gabarito.retrieval.arcadedb.client import ServerError
 
 #: Bump when what a gabarito index stores changes, so older indexes are rebuilt.
@@ -41,6 +41,14 @@ def fingerprint(parts: Mapping[str, Any]) -> str:
     canonical = json.dumps({"layout": INDEX_LAYOUT, **parts}, sort_keys=True, ensure_ascii=False,
                            separators=(",", ":"), default=str)
     return sha256_text(canonical)
+
+
+def index_record(parts: Mapping[str, Any], vectors: np.ndarray) -> dict[str, str]:
+    """What a results file records of the index it searched: its fingerprint (:func:`fingerprint`
+    of ``parts``) and the sha256 of the vectors it holds (float32, row-major), so two runs can be
+    told to have searched the same index."""
+    data = np.ascontiguousarray(vectors, dtype=np.float32).tobytes()
+    return {"index_fingerprint": fingerprint(parts), "vectors_sha256": sha256_bytes(data)}
 
 
 def sample_positions(n: int, size: int = SAMPLE) -> list[int]:
