@@ -52,7 +52,7 @@ from gabarito.retrieval.rerank import (  # noqa: E402
     BiEncoderReranker, CrossEncoderReranker, MaxSimReranker, SparseIndex, SparseReranker,
 )
 from gabarito.retrieval.rerank.training import TRAINED_PREFIX, trained_reader_folder  # noqa: E402
-from gabarito.retrieval.reuse import fingerprint, open_or_build  # noqa: E402
+from gabarito.retrieval.reuse import index_key, open_or_build  # noqa: E402
 from gabarito.retrieval.score_table import ScoreTable  # noqa: E402
 from gabarito.study.runner import say, study_main  # noqa: E402
 from studies.reranking.rerank_accuracy import (MAX_THROUGH, THRESHOLD_TABLE, calibration,  # noqa: E402
@@ -180,9 +180,10 @@ def bm25_and_rrf(ctx, bench: Bench, dense: VectorRetriever) -> dict:
         index = ArcadeIndex(conn.client, ARCADE_TYPE)
         if ctx.args.cold and index.exists():
             index.drop()
+        placeholder = np.ones((len(chunks), 1), dtype=np.float32)  # a text-only index
         state = open_or_build(index, parts, fields=[ARCADE_FIELD],
                               rows=[{"doc_id": c.id, ARCADE_FIELD: c.text} for c in chunks],
-                              vectors=np.ones((len(chunks), 1), dtype=np.float32), model_id=NO_MODEL,
+                              vectors=placeholder, model_id=NO_MODEL,
                               analyzer=ANALYZER, progress=sys.stderr.isatty())
         say(f"ArcadeDB database {DATABASE}: index {state} ({len(chunks)} chunks)")
         pipe = Pipeline("rrf", [TextRetriever("bm25", index.bm25), dense], fusion=RRF(RRF_K), cutoff=DEPTH)
@@ -190,7 +191,7 @@ def bm25_and_rrf(ctx, bench: Bench, dense: VectorRetriever) -> dict:
         server = conn.server
         engine = {"name": "arcadedb", "version": server.version if server else conn.client.server_version(),
                   "server": "embedded" if server else conn.client.url, "database": DATABASE, "index": state,
-                  "index_fingerprint": fingerprint(parts), "analyzer_class": analyzer_class(ANALYZER)}
+                  "index_fingerprint": index_key(parts, placeholder), "analyzer_class": analyzer_class(ANALYZER)}
     bench.runs["bm25"], bench.runs["rrf"] = stages["bm25"], stages["cut"]
     return engine
 

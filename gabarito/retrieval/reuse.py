@@ -10,7 +10,7 @@ files, an index from an older layout) is dropped and built again, after one noti
 the drop fails (the server cannot open the damaged database), one line says what to delete.
 
 The fingerprint is the sha256 of a canonical JSON of everything that changes what the index
-holds -- callers put every such thing in ``parts``.
+holds -- callers put every such thing in ``parts`` -- and of the vectors themselves (:func:`index_key`).
 """
 
 from __future__ import annotations
@@ -43,12 +43,23 @@ def fingerprint(parts: Mapping[str, Any]) -> str:
     return sha256_text(canonical)
 
 
+def vectors_sha256(vectors: np.ndarray) -> str:
+    """sha256 of vectors as an index stores them (float32, row-major)."""
+    return sha256_bytes(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+
+
+def index_key(parts: Mapping[str, Any], vectors: np.ndarray) -> str:
+    """The fingerprint an index is stored and reused under: ``parts`` and the sha256 of the
+    vectors it holds, so an index holding other vectors (another encoder backend's, whose last
+    digits differ) is never reused."""
+    return fingerprint({**parts, "held_vectors_sha256": vectors_sha256(vectors)})
+
+
 def index_record(parts: Mapping[str, Any], vectors: np.ndarray) -> dict[str, str]:
-    """What a results file records of the index it searched: its fingerprint (:func:`fingerprint`
-    of ``parts``) and the sha256 of the vectors it holds (float32, row-major), so two runs can be
-    told to have searched the same index."""
-    data = np.ascontiguousarray(vectors, dtype=np.float32).tobytes()
-    return {"index_fingerprint": fingerprint(parts), "vectors_sha256": sha256_bytes(data)}
+    """What a results file records of the index it searched: the key it is stored under
+    (:func:`index_key`) and the sha256 of its vectors, so two runs can be told to have searched
+    the same index."""
+    return {"index_fingerprint": index_key(parts, vectors), "vectors_sha256": vectors_sha256(vectors)}
 
 
 def sample_positions(n: int, size: int = SAMPLE) -> list[int]:
@@ -119,7 +130,7 @@ def open_or_build(index, parts: Mapping[str, Any], *, fields: Sequence[str], row
     ``notice`` (stderr by default) gets the one line saying why a stored index is rebuilt;
     ``folder`` is the database's folder, named when the damaged index cannot even be dropped."""
     notice = notice or stderr_line
-    key = fingerprint(parts)
+    key = index_key(parts, vectors)
     fields, vectors = list(fields), np.asarray(vectors, dtype=np.float32)
     found = True
     try:

@@ -200,3 +200,29 @@ def test_restart_reuses_data_and_stops_cleanly(tmp_path):
         assert idx.bm25("wind turbines", 1)[0][0] == "d2"
         assert idx.knn([0, 0, 0, 1], 1)[0][0] == "d4"
     assert again.process is None and again.returncode == 128 + signal.SIGTERM
+
+
+def test_an_index_holding_other_vectors_is_rebuilt_not_reused(arcade_server):
+    """Another encoder backend's vectors differ in their last digits; an index built from them
+    must not be reused (the probe searches alone would not tell), and the run records which."""
+    from gabarito.retrieval.reuse import index_record, open_or_build
+
+    client = ArcadeClient(arcade_server.url, arcade_server.user, arcade_server.password, "reuse_vectors")
+    if not client.database_exists():
+        client.create_database()
+    try:
+        index = ArcadeIndex(client, "ReuseDoc")
+        rows = [{"doc_id": f"d{i}", "text": f"documento número {i} sobre busca"} for i in range(12)]
+        vectors = np.random.default_rng(3).normal(size=(12, 8)).astype(np.float32)
+        parts = {"test": "reuse_vectors", "n": 12}
+        build = lambda v: open_or_build(index, parts, fields=["text"], rows=rows, vectors=v, model_id="none",
+                                        notice=notices.append)
+        notices: list[str] = []
+        assert build(vectors) == "built" and build(vectors) == "reused" and not notices
+        other = vectors.copy()
+        other[5, 2] = np.nextafter(other[5, 2], np.float32(np.inf))  # one float32 step
+        assert build(other) == "built" and "built from other inputs" in notices[0]
+        assert index_record(parts, other) != index_record(parts, vectors)
+    finally:
+        client.drop_database()
+        client.close()
