@@ -12,7 +12,7 @@ Studies not run here are listed with the phases of their committed results (a wa
 vectors were cached) and the measured encoding rate of ``case-studies/peers/encoders.json``,
 so the page can state what their cold run would add and on what basis.
 
-    python scripts/bench_cold_warm.py --studies benchmark_rrf,helpcenter --backends auto,torch
+    python scripts/bench_cold_warm.py --studies benchmark_rrf,helpcenter,standard_collections,judgments --backends auto,torch
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ PEERS = ROOT / "case-studies" / "peers"
 
 
 def add_arguments(ap) -> None:
-    ap.add_argument("--studies", default="benchmark_rrf,helpcenter", help="studies run cold and warm here")
+    ap.add_argument("--studies", default="benchmark_rrf,helpcenter,standard_collections,judgments", help="studies run cold and warm here")
     ap.add_argument("--backends", default="auto,torch", help="encoder backends of the cold pass")
     ap.add_argument("--scratch", type=Path, default=None, help="folder for the caches and outputs (default: temp)")
     ap.add_argument("--site", action=argparse.BooleanOptionalAction, default=True, help="also time two site builds")
