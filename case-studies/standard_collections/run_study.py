@@ -51,7 +51,7 @@ from gabarito.retrieval.memory import ExactVectors
 from gabarito.retrieval.models.collection_vectors import MODELS, Vectors
 from gabarito.retrieval.pipeline import RRF
 from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever
-from gabarito.retrieval.reuse import index_record, open_or_build
+from gabarito.retrieval.reuse import index_key, open_or_build
 from gabarito.study.runner import say, study_main
 
 ORDER = ("adi", "cranfield", "cisi", "medline", "npl")
@@ -169,7 +169,7 @@ def open_indexes(ctx, client: ArcadeClient, c, vectors: np.ndarray, model: dict,
         with ctx.phase(f"{c.name}/index_{kind}"):
             states[kind] = open_or_build(indexes[kind], parts, fields=["text"], rows=rows, vectors=vectors,
                                          model_id=model["model_id"], analyzer=analyzer)
-        fingerprints[kind] = index_record(parts, vectors)["index_fingerprint"]
+        fingerprints[kind] = index_key(parts, vectors)
     return indexes, states, fingerprints
 
 
