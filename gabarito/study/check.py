@@ -50,8 +50,9 @@ VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average
 #: Keys of a log record that describe the run (with the volatile ones), never a result.
 RUN_LOG_KEYS = frozenset({"state"})
 #: A ``gabarito evaluate`` run id: when it ran, then 8 hex digits of its configuration's hash.
-RUN_ID = re.compile(r"^\d{8}-\d{6}-([0-9a-f]{8})$")
-RUN_ID_IN = re.compile(r"\b\d{8}-\d{6}-([0-9a-f]{8})\b")
+_RUN_ID = r"\d{8}-\d{6}-([0-9a-f]{8})"
+RUN_ID = re.compile(rf"^{_RUN_ID}$")
+RUN_ID_IN = re.compile(rf"\b{_RUN_ID}\b")
 #: How many differing JSON paths a verdict names.
 SHOWN_PATHS = 5
 
@@ -160,8 +161,8 @@ def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
 def _is_run_log(path: Path) -> bool:
     """Whether every line of a JSON-lines file is a record of a run (volatile keys and its state)."""
     try:
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        records = _load_json(path, lines=True)
+    except GabaritoError:
         return False
     return bool(records) and all(isinstance(r, dict) and all(
         k in VOLATILE_KEYS or k in RUN_LOG_KEYS or VOLATILE_KEY.search(k) for k in r) for r in records)
