@@ -49,8 +49,10 @@ VOLATILE_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machi
 VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s|time)$|^(?:seconds|times)$")
 #: Keys of a log record that describe the run (with the volatile ones), never a result.
 RUN_LOG_KEYS = frozenset({"state"})
-#: A ``gabarito evaluate`` run id: when it ran, then 8 hex digits of its configuration's hash.
-_RUN_ID = r"\d{8}-\d{6}-([0-9a-f]{8})"
+#: A ``gabarito evaluate`` run id: when it ran, 8 hex digits of its configuration's hash, and
+#: ``-2``, ``-3``, ... for a later run of the same configuration in the same second
+#: (:func:`gabarito.evaluation.runlog.unique_run_id`).
+_RUN_ID = r"(\d{8}-\d{6})-([0-9a-f]{8})(?:-(\d+))?"
 RUN_ID = re.compile(rf"^{_RUN_ID}$")
 RUN_ID_IN = re.compile(rf"\b{_RUN_ID}\b")
 #: How many differing JSON paths a verdict names.
@@ -124,7 +126,7 @@ def _walk(a, b, path: str) -> Iterator[tuple[str, str]]:
         for i, (x, y) in enumerate(zip(a, b)):
             yield from _walk(x, y, f"{path}[{i}]")
     elif isinstance(a, str) and isinstance(b, str):
-        if RUN_ID_IN.sub(r"<run>-\1", a) != RUN_ID_IN.sub(r"<run>-\1", b):  # a run id: its configuration
+        if RUN_ID_IN.sub(r"<run>-\2", a) != RUN_ID_IN.sub(r"<run>-\2", b):  # a run id: its configuration
             yield "value", path or "/"
     elif a != b or type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
         yield "value", path or "/"
@@ -187,12 +189,13 @@ def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
 def _run_folders(root: Path) -> dict[tuple[Path, str], list[Path]]:
     """``{(parent, configuration hash): [run folder, ...] in the order they ran}`` under ``root``
     (paths relative to it)."""
-    found: dict[tuple[Path, str], list[Path]] = {}
-    for p in sorted(root.rglob("*")):
+    found: dict[tuple[Path, str], list[tuple[tuple[str, int], Path]]] = {}
+    for p in root.rglob("*"):
         m = RUN_ID.match(p.name)
-        if m and p.is_dir():
-            found.setdefault((p.parent.relative_to(root), m.group(1)), []).append(p.relative_to(root))
-    return found
+        if m and p.is_dir():  # in the order they ran: time, then the same second's -2, -3, ...
+            found.setdefault((p.parent.relative_to(root), m.group(2)), []).append(
+                ((m.group(1), int(m.group(3) or 1)), p.relative_to(root)))
+    return {key: [p for _, p in sorted(folders)] for key, folders in sorted(found.items())}
 
 
 def pair_run_folders(committed: Path, rerun: Path) -> tuple[dict[Path, Path], list[Path]]:

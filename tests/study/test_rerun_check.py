@@ -163,3 +163,67 @@ def test_run_folders_pair_by_configuration_in_the_order_they_ran_and_run_ids_com
     assert got["runs/log.jsonl"][0] == "same numbers"
     assert got["runs/20261201-100009-aaaaaaaa/"][0] == "missing"  # the committed second run of aaaaaaaa
     assert len(got) == 4
+
+
+EVALUATE_SCRIPT = '''"""A tiny study that writes gabarito evaluate run folders (one configuration twice)."""
+from pathlib import Path
+
+from gabarito.evaluation import EvalConfig, run_evaluation, write_run
+from gabarito.evaluation.runlog import unique_run_id
+from gabarito.inputs.documents import load_documents, load_evaluation
+from gabarito.study.runner import study_main
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(ctx):
+    docs = load_documents(HERE / "docs.json")
+    queries = load_evaluation(HERE / "gold.json", docs)
+    runs, log, ids = ctx.out / "runs", ctx.out / "runs" / "log.jsonl", []
+    for k in (3, 5, 3):
+        rec = run_evaluation(docs, queries, EvalConfig(method="bm25", model=None, segmentation="document", k=k),
+                             echo=None)
+        rec["run_id"] = unique_run_id(rec, log, runs)
+        write_run(rec, runs / rec["run_id"], log)
+        ids.append(rec["run_id"])
+    return {"provenance": ctx.provenance(corpus={"docs": len(docs)}, model=None, engine={"name": "memory"},
+                                         parameters={}), "runs": ids}
+
+
+if __name__ == "__main__":
+    study_main(__file__, run)
+'''
+
+
+def test_the_command_pairs_evaluate_run_folders_by_configuration_in_the_order_they_ran(study, capsys):
+    """Through ``gabarito report --check``: run folders named by another moment pair with the
+    committed ones of the same configuration, the second run of a configuration with the second
+    (even when one of them got a ``-2`` for running in the same second); a swap inside the
+    committed second run is named in that folder, and nowhere else."""
+    (study / "run_mini.py").write_text(EVALUATE_SCRIPT, encoding="utf-8")
+    for p in (study / "results.json", study / "runs" / "bm25.trec"):
+        p.unlink()
+    from gabarito.study.runner import run_script
+    from gabarito.study.spec import StudySpec
+
+    run_script(StudySpec.load(study / "study.json"), [])
+    committed = json.loads((study / "results.json").read_text())["runs"]
+    assert len(committed) == 3 and committed[0][16:24] == committed[2][16:24] != committed[1][16:24]
+    code, verdicts = _check(study, capsys)
+    assert code == 0, verdicts
+    folders = {path.split("/")[2] for path in verdicts if path.count("/") == 3}
+    assert folders == set(committed), verdicts  # named as committed, whatever moment the rerun had
+    for run_id in committed:
+        assert verdicts[f"mini/runs/{run_id}/run.trec"] == "identical"
+        assert verdicts[f"mini/runs/{run_id}/run.json"].startswith("same numbers"), verdicts
+
+    trec = study / "runs" / committed[2] / "run.trec"
+    lines = trec.read_text().splitlines()
+    i = next(i for i in range(len(lines) - 1) if lines[i].split()[0] == lines[i + 1].split()[0])
+    a, b = lines[i].split(), lines[i + 1].split()  # two documents of the same question, swapped
+    lines[i], lines[i + 1] = " ".join([*a[:2], b[2], *a[3:]]), " ".join([*b[:2], a[2], *b[3:]])
+    trec.write_text("\n".join(lines) + "\n")
+    code, verdicts = _check(study, capsys)
+    assert code == 1
+    assert verdicts[f"mini/runs/{committed[2]}/run.trec"].startswith("differs (2 of "), verdicts
+    assert verdicts[f"mini/runs/{committed[0]}/run.trec"] == "identical"
