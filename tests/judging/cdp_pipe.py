@@ -113,6 +113,18 @@ class Browser:
     def navigate(self, url: str) -> None:
         self.send("Page.navigate", session=True, url=url)
 
+    def open_tab(self, url: str, *, close_current: bool = True) -> None:
+        """Open ``url`` in a new tab and talk to it from now on (closing the current tab first:
+        as a user who closes the page and opens it again)."""
+        old = self.send("Target.getTargetInfo", session=True)["targetInfo"]["targetId"]
+        if close_current:
+            self.send("Target.closeTarget", targetId=old)
+        target = self.send("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Network"):
+            self.send(f"{domain}.enable", session=True)
+        self.navigate(url)
+
     def reload(self) -> None:
         self.send("Page.reload", session=True, ignoreCache=True)
 
