@@ -195,7 +195,8 @@ def _add_commands(sub) -> None:
     p.add_argument("--allow-dirty", action="store_true", default=None,
                    help="publish results computed on a work tree with uncommitted changes (the pages say so)")
     p.add_argument("--check", action="append", metavar="STUDY",
-                   help="instead: rerun this study cold into a temporary folder (empty caches) and say, per "
+                   help="instead: rerun this study cold into a temporary folder (empty caches; readers trained by "
+                        "another study read from your cache, checked by sha256) and say, per "
                         "file, whether the committed file is reproduced (identical, same numbers, same ranks) "
                         "or differs; a study name or folder; repeatable; exit status 1 when any file differs")
     p.add_argument("--keep", type=Path, metavar="DIR", help="with --check: keep the rerun's files in DIR/<study>")

@@ -2,7 +2,10 @@
 
 ``gabarito report --check STUDY`` reruns the study's script cold (``--cold``) into a temporary
 folder, with an empty vector cache (``$GABARITO_CACHE_DIR``) and its own database folder, and
-compares every file the rerun wrote with the committed file of the same name:
+compares every file the rerun wrote with the committed file of the same name. A reader trained by
+another study (``trained:<fold>``) is an input of the study, like its gold: the rerun reads it from
+the user's own cache, checked by the weights' sha256 that the training results record
+(``$GABARITO_TRAINED_READERS``); training it again is the training study's own rerun. The verdicts:
 
 * ``identical``: byte for byte;
 * ``same numbers``: a JSON results file whose values all agree once the record of the run itself is
@@ -38,6 +41,8 @@ from pathlib import Path
 from typing import Iterator
 
 from gabarito.errors import GabaritoError
+from gabarito.retrieval.models.sources import cache_dir
+from gabarito.retrieval.rerank.training import TRAINED_READERS_ENV
 from gabarito.study.runner import run_script
 from gabarito.study.spec import StudySpec
 
@@ -254,19 +259,23 @@ def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
 
 
 def check_study(spec: StudySpec, extra: list[str] | None = None, *, keep: Path | None = None) -> list[FileCheck]:
-    """Rerun ``spec`` cold into a temporary folder (empty vector cache, own database folder) and
-    compare what it wrote with the committed files. ``keep``: copy the rerun's folder there."""
+    """Rerun ``spec`` cold into a temporary folder (empty vector cache, own database folder; trained
+    readers read from the user's cache) and compare what it wrote with the committed files.
+    ``keep``: copy the rerun's folder there."""
+    readers = str(cache_dir() / "cross-encoders")  # inputs, not results: read where they are
     with tempfile.TemporaryDirectory(prefix=f"gabarito-check-{spec.name.replace('/', '-')}-") as tmp:
         tmp = Path(tmp)
-        saved = os.environ.get("GABARITO_CACHE_DIR")
-        os.environ["GABARITO_CACHE_DIR"] = str(tmp / "cache")
+        env = {"GABARITO_CACHE_DIR": str(tmp / "cache"), TRAINED_READERS_ENV: readers}
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
         try:
             run_script(spec, ["--out", str(tmp / "out"), "--db-dir", str(tmp / "db"), "--cold", *(extra or [])])
         finally:
-            if saved is None:
-                os.environ.pop("GABARITO_CACHE_DIR", None)
-            else:
-                os.environ["GABARITO_CACHE_DIR"] = saved
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         if keep is not None:
             shutil.copytree(tmp / "out", keep, dirs_exist_ok=True)
         return compare_folders(spec.dir, tmp / "out")

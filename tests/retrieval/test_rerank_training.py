@@ -201,3 +201,32 @@ def test_an_unknown_loss_is_refused_before_any_training(tmp_path):
     pairs = build_pairs(queries, docs, qrels, cands, PairPlan(seed=5))
     with pytest.raises(GabaritoError, match="unknown loss"):
         train_cross_encoder(pairs, TrainingConfig(loss="hinge"), tmp_path / "m")
+
+
+def test_a_trained_reader_is_read_from_the_second_folder_only_when_the_cache_lacks_it(tmp_path, monkeypatch):
+    """What ``gabarito report --check`` relies on: an empty cache, the user's readers elsewhere."""
+    import json
+
+    from gabarito.hashing import sha256_file
+    from gabarito.retrieval.rerank.training import TRAINED_READERS_ENV
+
+    monkeypatch.setenv("GABARITO_CACHE_DIR", str(tmp_path / "empty"))
+    mine = tmp_path / "mine" / "heldout-npl-0123abcd"
+    mine.mkdir(parents=True)
+    (mine / "model.safetensors").write_bytes(b"weights")
+    results = tmp_path / "rerankers.json"
+    reader = {"id": "/elsewhere/heldout-npl-0123abcd", "weights_sha256": sha256_file(mine / "model.safetensors")}
+    results.write_text(json.dumps({"folds": {"npl": {"reader": reader}}}), encoding="utf-8")
+    monkeypatch.delenv(TRAINED_READERS_ENV, raising=False)
+    with pytest.raises(GabaritoError, match="not in the cache"):
+        trained_reader_folder("trained:npl", results)
+    monkeypatch.setenv(TRAINED_READERS_ENV, str(tmp_path / "mine"))
+    assert trained_reader_folder("trained:npl", results) == mine
+    cached = tmp_path / "empty" / "cross-encoders" / "heldout-npl-0123abcd"
+    cached.mkdir(parents=True)
+    (cached / "model.safetensors").write_bytes(b"weights")
+    assert trained_reader_folder("trained:npl", results) == cached  # the cache first
+    (mine / "model.safetensors").write_bytes(b"other weights")
+    (cached / "model.safetensors").write_bytes(b"other weights")
+    with pytest.raises(GabaritoError, match="weights differ"):
+        trained_reader_folder("trained:npl", results)

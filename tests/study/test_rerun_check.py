@@ -227,3 +227,46 @@ def test_the_command_pairs_evaluate_run_folders_by_configuration_in_the_order_th
     assert code == 1
     assert verdicts[f"mini/runs/{committed[2]}/run.trec"].startswith("differs (2 of "), verdicts
     assert verdicts[f"mini/runs/{committed[0]}/run.trec"] == "identical"
+
+
+READER_SCRIPT = '''"""A tiny study that reads a reader trained by another study."""
+from pathlib import Path
+
+from gabarito.hashing import sha256_file
+from gabarito.retrieval.rerank.training import trained_reader_folder
+from gabarito.study.runner import study_main
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(ctx):
+    folder = trained_reader_folder("trained:npl", HERE / "rerankers.json")
+    return {"provenance": ctx.provenance(corpus={}, model=None, engine={"name": "memory"}, parameters={}),
+            "reader_weights": sha256_file(folder / "model.safetensors")}
+
+
+if __name__ == "__main__":
+    study_main(__file__, run)
+'''
+
+
+def test_the_cold_rerun_reads_a_reader_trained_by_another_study_from_the_users_cache(study, capsys, tmp_path):
+    """The rerun's cache is empty, yet the trained reader (an input) is read from the user's cache,
+    by its weights' sha256; when the user's copy has other weights, the rerun stops."""
+    (study / "run_mini.py").write_text(READER_SCRIPT, encoding="utf-8")
+    (study / "runs" / "bm25.trec").unlink()
+    folder = tmp_path / "cache" / "cross-encoders" / "heldout-npl-0123abcd"  # the fixture's cache
+    folder.mkdir(parents=True)
+    (folder / "model.safetensors").write_bytes(b"weights")
+    (study / "rerankers.json").write_text(json.dumps({"folds": {"npl": {"reader": {
+        "id": "/elsewhere/heldout-npl-0123abcd", "weights_sha256": sha256_file(folder / "model.safetensors")}}}}))
+    from gabarito.study.runner import run_script
+    from gabarito.study.spec import StudySpec
+
+    run_script(StudySpec.load(study / "study.json"), [])
+    code, verdicts = _check(study, capsys)
+    assert code == 0 and verdicts["mini/results.json"].startswith(("same numbers", "identical")), verdicts
+    (folder / "model.safetensors").write_bytes(b"other weights")
+    code = cli.main(["report", "--check", str(study)])
+    err = capsys.readouterr().err
+    assert code == 2 and "rerankers.json: trained reader heldout-npl-0123abcd is not in the cache or its weights differ" in err

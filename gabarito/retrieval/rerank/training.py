@@ -21,6 +21,7 @@ sha256 of its weights, so a study can reuse a cached copy only when it is the on
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import tempfile
@@ -297,12 +298,18 @@ def cached_weights_match(folder: str | Path, sha256: str) -> bool:
 
 #: A reader named ``trained:<held-out collection>`` is the model the training study measured for that fold.
 TRAINED_PREFIX = "trained:"
+#: A second folder of trained readers, read (never written) when the cache has not the reader:
+#: ``gabarito report --check`` points it at the user's own cache, so a rerun from an empty cache
+#: still reads the readers it is given as inputs (each checked by its weights' sha256); training
+#: them again is their own study's rerun.
+TRAINED_READERS_ENV = "GABARITO_TRAINED_READERS"
 
 
 def trained_reader_folder(name: str, results: str | Path) -> Path:
     """``trained:<fold>`` -> the cached folder of the model that the training study's ``results``
     file measured with ``<fold>`` held out, only when its weights still have the recorded sha256
-    (otherwise a one-line error saying how to rebuild it)."""
+    (otherwise a one-line error saying how to rebuild it). The cache is looked in first, then the
+    folder ``$GABARITO_TRAINED_READERS`` names (:data:`TRAINED_READERS_ENV`)."""
     from gabarito.files import read_json
     from gabarito.notes import CodedError, note
     from gabarito.retrieval.models.sources import cache_dir
@@ -316,11 +323,13 @@ def trained_reader_folder(name: str, results: str | Path) -> Path:
                          note("error.no_heldout_fold", fold=fold), path=results)
     reader = folds[fold]["reader"]
     folder = cache_dir() / "cross-encoders" / Path(reader["id"]).name
-    if not cached_weights_match(folder, reader["weights_sha256"]):
-        raise CodedError(f"trained reader {folder.name} is not in the cache or its weights differ from the "
-                         f"recorded sha256; rebuild it with the training study",
-                         note("error.trained_reader_missing", reader=folder.name), path=results)
-    return folder
+    elsewhere = os.environ.get(TRAINED_READERS_ENV)
+    for place in [folder] + ([Path(elsewhere) / folder.name] if elsewhere else []):
+        if cached_weights_match(place, reader["weights_sha256"]):
+            return place
+    raise CodedError(f"trained reader {folder.name} is not in the cache or its weights differ from the "
+                     f"recorded sha256; rebuild it with the training study",
+                     note("error.trained_reader_missing", reader=folder.name), path=results)
 
 
 def separability(pairs: Sequence[Pair], scores: Sequence[float]) -> dict:
