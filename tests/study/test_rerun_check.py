@@ -215,7 +215,8 @@ def test_the_command_pairs_evaluate_run_folders_by_configuration_in_the_order_th
     assert folders == set(committed), verdicts  # named as committed, whatever moment the rerun had
     for run_id in committed:
         assert verdicts[f"mini/runs/{run_id}/run.trec"] == "identical"
-        assert verdicts[f"mini/runs/{run_id}/run.json"].startswith("same numbers"), verdicts
+        # the record of the run (its moment) differs, unless the rerun fell in the same second
+        assert verdicts[f"mini/runs/{run_id}/run.json"].startswith(("same numbers", "identical")), verdicts
 
     trec = study / "runs" / committed[2] / "run.trec"
     lines = trec.read_text().splitlines()
