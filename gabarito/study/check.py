@@ -41,8 +41,6 @@ from pathlib import Path
 from typing import Iterator
 
 from gabarito.errors import GabaritoError
-from gabarito.retrieval.models.sources import cache_dir
-from gabarito.retrieval.rerank.training import TRAINED_READERS_ENV
 from gabarito.study.runner import run_script
 from gabarito.study.spec import StudySpec
 
@@ -262,20 +260,17 @@ def check_study(spec: StudySpec, extra: list[str] | None = None, *, keep: Path |
     """Rerun ``spec`` cold into a temporary folder (empty vector cache, own database folder; trained
     readers read from the user's cache) and compare what it wrote with the committed files.
     ``keep``: copy the rerun's folder there."""
+    from unittest import mock
+
+    from gabarito.retrieval.models.sources import cache_dir
+    from gabarito.retrieval.rerank.training import TRAINED_READERS_ENV
+
     readers = str(cache_dir() / "cross-encoders")  # inputs, not results: read where they are
     with tempfile.TemporaryDirectory(prefix=f"gabarito-check-{spec.name.replace('/', '-')}-") as tmp:
         tmp = Path(tmp)
         env = {"GABARITO_CACHE_DIR": str(tmp / "cache"), TRAINED_READERS_ENV: readers}
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
+        with mock.patch.dict(os.environ, env):  # restored afterwards, whatever happens
             run_script(spec, ["--out", str(tmp / "out"), "--db-dir", str(tmp / "db"), "--cold", *(extra or [])])
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
         if keep is not None:
             shutil.copytree(tmp / "out", keep, dirs_exist_ok=True)
         return compare_folders(spec.dir, tmp / "out")

@@ -53,8 +53,11 @@ class Browser:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         targets = self.send("Target.getTargets")["targetInfos"]
-        page = next(t for t in targets if t["type"] == "page")
-        self.session = self.send("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+        self._attach(next(t for t in targets if t["type"] == "page")["targetId"])
+
+    def _attach(self, target_id: str) -> None:
+        """Talk to this tab from now on, its page, script and network events on."""
+        self.session = self.send("Target.attachToTarget", targetId=target_id, flatten=True)["sessionId"]
         for domain in ("Page", "Runtime", "Network"):
             self.send(f"{domain}.enable", session=True)
 
@@ -113,20 +116,13 @@ class Browser:
     def navigate(self, url: str) -> None:
         self.send("Page.navigate", session=True, url=url)
 
-    def open_tab(self, url: str, *, close_current: bool = True) -> None:
-        """Open ``url`` in a new tab and talk to it from now on (closing the current tab first:
-        as a user who closes the page and opens it again)."""
-        old = self.send("Target.getTargetInfo", session=True)["targetInfo"]["targetId"]
-        if close_current:
-            self.send("Target.closeTarget", targetId=old)
-        target = self.send("Target.createTarget", url="about:blank")["targetId"]
-        self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        for domain in ("Page", "Runtime", "Network"):
-            self.send(f"{domain}.enable", session=True)
+    def open_tab(self, url: str) -> None:
+        """Close the current tab, open ``url`` in a new one and talk to it from now on (as a user
+        who closes the page and opens it again)."""
+        current = self.send("Target.getTargetInfo", session=True)["targetInfo"]["targetId"]
+        self.send("Target.closeTarget", targetId=current)
+        self._attach(self.send("Target.createTarget", url="about:blank")["targetId"])
         self.navigate(url)
-
-    def reload(self) -> None:
-        self.send("Page.reload", session=True, ignoreCache=True)
 
     def press(self, key: str) -> None:
         code, vk = KEYS[key]

@@ -53,6 +53,14 @@ GOLD = [{"id": "q1", "query": "trocar produto com defeito", "relevantIds": ["d1"
         {"id": "q4", "query": "prazo de entrega", "relevantIds": ["d5", "d1"]}]
 
 
+def _commit(study: Path) -> None:
+    """Run the study as its author did: the files it writes are the committed ones."""
+    from gabarito.study.runner import run_script
+    from gabarito.study.spec import StudySpec
+
+    run_script(StudySpec.load(study / "study.json"), [])
+
+
 @pytest.fixture()
 def study(tmp_path, monkeypatch) -> Path:
     d = tmp_path / "mini"
@@ -65,10 +73,7 @@ def study(tmp_path, monkeypatch) -> Path:
                                               "gold": [{"manifest": "gold.lock.json"}], "seed": 7,
                                               "resamples": 200}), encoding="utf-8")
     monkeypatch.setenv("GABARITO_CACHE_DIR", str(tmp_path / "cache"))
-    from gabarito.study.runner import run_script
-    from gabarito.study.spec import StudySpec
-
-    run_script(StudySpec.load(d / "study.json"), [])  # the committed files
+    _commit(d)
     assert (d / "results.json").is_file() and (d / "runs" / "bm25.trec").is_file()
     return d
 
@@ -203,10 +208,7 @@ def test_the_command_pairs_evaluate_run_folders_by_configuration_in_the_order_th
     (study / "run_mini.py").write_text(EVALUATE_SCRIPT, encoding="utf-8")
     for p in (study / "results.json", study / "runs" / "bm25.trec"):
         p.unlink()
-    from gabarito.study.runner import run_script
-    from gabarito.study.spec import StudySpec
-
-    run_script(StudySpec.load(study / "study.json"), [])
+    _commit(study)
     committed = json.loads((study / "results.json").read_text())["runs"]
     assert len(committed) == 3 and committed[0][16:24] == committed[2][16:24] != committed[1][16:24]
     code, verdicts = _check(study, capsys)
@@ -261,13 +263,11 @@ def test_the_cold_rerun_reads_a_reader_trained_by_another_study_from_the_users_c
     (folder / "model.safetensors").write_bytes(b"weights")
     (study / "rerankers.json").write_text(json.dumps({"folds": {"npl": {"reader": {
         "id": "/elsewhere/heldout-npl-0123abcd", "weights_sha256": sha256_file(folder / "model.safetensors")}}}}))
-    from gabarito.study.runner import run_script
-    from gabarito.study.spec import StudySpec
-
-    run_script(StudySpec.load(study / "study.json"), [])
+    _commit(study)
     code, verdicts = _check(study, capsys)
     assert code == 0 and verdicts["mini/results.json"].startswith(("same numbers", "identical")), verdicts
     (folder / "model.safetensors").write_bytes(b"other weights")
     code = cli.main(["report", "--check", str(study)])
     err = capsys.readouterr().err
-    assert code == 2 and "rerankers.json: trained reader heldout-npl-0123abcd is not in the cache or its weights differ" in err
+    assert code == 2
+    assert "rerankers.json: trained reader heldout-npl-0123abcd is not in the cache or its weights differ" in err
