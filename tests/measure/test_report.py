@@ -78,18 +78,24 @@ def test_comparisons_against_one_method(report):
 
 
 def test_reads_the_committed_blocks_of_both_shapes():
-    """Blocks written before the schema: benchmark (tests as one list) and the classic
-    collections (a list per measure); every committed row is found both ways round."""
+    """Blocks as committed (tests as one list of rows naming their measure) and in the older shape
+    (a list per measure, as the classic collections were written before the schema): every
+    committed row is found both ways round, and both shapes read as the same report."""
     bench = json.loads((ROOT / "case-studies/benchmark_rrf/results.json").read_text())["sets"]["main"]
     r = Report.from_dict(bench)
     row = bench["tests"][0]
     c = r.compare(row["b"], row["a"], row["measure"])
     assert c.diff == -row["mean_diff"] and c.p_holm == row["p_holm"]
-    cols = json.loads((ROOT / "case-studies/standard_collections/results.json").read_text())["collections"]
-    r = Report.from_dict(cols["adi"])
-    first = cols["adi"]["tests"]["nDCG@10"][0]
+    block = json.loads((ROOT / "case-studies/standard_collections/results.json").read_text())["collections"]["adi"]
+    by_measure: dict[str, list] = {}
+    for t in block["tests"]:
+        by_measure.setdefault(t["measure"], []).append({k: v for k, v in t.items() if k != "measure"})
+    older = {**block, "tests": by_measure}
+    r = Report.from_dict(older)
+    assert r == Report.from_dict(block)
+    first = by_measure["nDCG@10"][0]
     assert r.compare(first["a"], first["b"], "nDCG@10").diff == first["mean_diff"]
-    assert r.interval(first["a"], "nDCG@10") == tuple(cols["adi"]["ci95"][first["a"]]["nDCG@10"])
+    assert r.interval(first["a"], "nDCG@10") == tuple(block["ci95"][first["a"]]["nDCG@10"])
 
 
 def test_nan_effect_sizes_still_compare_equal():
