@@ -43,10 +43,12 @@ def add_arguments(ap) -> None:
     ap.add_argument("--site", action=argparse.BooleanOptionalAction, default=True, help="also time two site builds")
 
 
-def run_once(name: str, cache: Path, data: Path, out: Path, backend: str, mirror: str | None) -> dict:
-    """One run of study ``name`` in a child process; its results' phases and the process wall time."""
+def run_once(name: str, cache: Path, data: Path, out: Path, backend: str, mirror: str | None,
+             extra_env: dict | None = None) -> dict:
+    """One run of study ``name`` in a child process; its results' phases and the process wall time.
+    ``extra_env``: more environment for the child (added last)."""
     env = {**os.environ, "GABARITO_CACHE_DIR": str(cache), "GABARITO_DATA_DIR": str(data),
-           "GABARITO_ENCODER_BACKEND": backend}
+           "GABARITO_ENCODER_BACKEND": backend, **(extra_env or {})}
     cmd = [sys.executable, "-m", "gabarito.cli", "study", name, "--out", str(out)]
     if mirror:
         env["GABARITO_DATA_MIRROR"] = mirror

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from studies.peers import cold_report as W
 from studies.peers import findings as A
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,3 +107,76 @@ def test_committed_results_read_as_the_page_reads_them(name):
     else:
         rows = A.encoder_rows(results)
         assert all(r["top10_identical"] and r["max_abs_delta"] < 1e-5 for r in rows if r["setting"] != "torch")
+
+
+def _cold_record(**over):
+    study = lambda s, files, ok, bad=(): {"process_wall_s": s, "wall_s": s - 5, "phases_s": {},
+                                          "check": {"files": files, "reproduced": ok, "verdicts": {},
+                                                    "not_reproduced": list(bad)}}
+    rec = {"studies": {"standard_collections": study(1200.0, 40, 40),
+                       "reranking": study(900.0, 10, 9, ["results.json: differs (x)"])},
+           "site": {"first_s": 15.0}, "not_run": {"fusion": {"wall_s": 100.0}, "peers": {"missing": "x"}}}
+    rec["studies"].update(over)
+    return rec
+
+
+def test_the_whole_cold_report_is_judged_on_its_one_run_and_names_what_did_not_reproduce():
+    B = _budget_script()
+    whole = W.whole_report(_cold_record())
+    assert whole["total_s"] == pytest.approx(1200 + 900 + 15 + 100) and whole["committed_s"] == {"fusion": 100.0} and (whole["files"], whole["reproduced"]) == (50, 49)
+    assert whole["not_reproduced"] == {"reranking": ["results.json: differs (x)"]} and whole["failed"] == []
+    budget = {"measured": {"x": {"cold_auto": {"wall_s": 4000.0}, "warm_auto": {"wall_s": 10.0}}}, "site": {},
+              "not_run_committed": {}}
+    s = B.budget_summary(budget, {}, {}, cold_run=_cold_record())
+    assert s["cold_total_s"] == 4000.0 and s["met"]["cold"]  # the one run (36.9 min), not the sum of own-cache runs
+    lines = B.whole_lines(whole, 45 * 60)
+    assert "36.9 min" in lines[0] and "(met)" in lines[0] and "fusion 100.0 s (its committed run" in lines[0] and "reranking: results.json: differs (x)" in lines[-1]
+    failed = W.whole_report(_cold_record(judgments={"failed": "exit 1: boom", "process_wall_s": 3.0}))
+    assert failed["failed"] == ["judgments"]
+    assert not B.budget_summary(budget, {}, {}, cold_run=_cold_record(
+        judgments={"failed": "exit 1", "process_wall_s": 3.0}))["met"]["cold"]  # a failed study: judged on the sum
+    assert "(not met)" in B.whole_lines(failed, 45 * 60)[0] and W.whole_report(None) is None
+
+
+def _cold_report_script(monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    spec = importlib.util.spec_from_file_location("bench_cold_report", REPO / "scripts" / "bench_cold_report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cold_report_runs_the_studies_in_the_reports_order_and_counts_verdicts(monkeypatch):
+    from gabarito.errors import GabaritoError
+    from gabarito.study.check import FileCheck
+
+    C = _cold_report_script(monkeypatch)
+    names = [s.name for s in C.report_order("")]
+    assert names.index("standard_collections") < names.index("reranking")  # reranking waits for its readers' study
+    assert [s.name for s in C.report_order("reranking, judgments")] == ["judgments", "reranking"]
+    with pytest.raises(GabaritoError, match="unknown studies nope"):
+        C.report_order("judgments,nope")
+    got = C.verdicts([FileCheck("a.json", "identical"), FileCheck("b.trec", "same ranks", "scores differ"),
+                      FileCheck("c.json", "differs", "x.y: 1 != 2")])
+    assert got == {"files": 3, "reproduced": 2, "verdicts": {"differs": 1, "identical": 1, "same ranks": 1},
+                   "not_reproduced": ["c.json: differs (x.y: 1 != 2)"]}
+
+
+@pytest.mark.integration
+def test_the_cold_report_script_reruns_a_study_from_nothing_and_finds_the_committed_files(mirror, tmp_path):
+    """Drives ``scripts/bench_cold_report.py`` itself on the smallest study: a child process with
+    an empty cache and data folder, its files checked against the committed ones."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GABARITO_DATA_MIRROR": str(mirror), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "bench_cold_report.py"), "--studies", "judgments",
+                           "--no-site", "--scratch", str(tmp_path / "scratch"), "--out", str(tmp_path / "out")],
+                          cwd=REPO, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads((tmp_path / "out" / "cold_report.json").read_text(encoding="utf-8"))
+    record = got["studies"]["judgments"]
+    assert got["order"] == ["judgments"] and record["process_wall_s"] > 0 and "failed" not in record
+    assert record["check"]["files"] > 0 and record["check"]["reproduced"] == record["check"]["files"], record["check"]
+    assert (tmp_path / "scratch" / "out" / "judgments" / "results.json").is_file()  # the study wrote where told
