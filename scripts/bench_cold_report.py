@@ -15,7 +15,8 @@ date), which the budget adds with that basis stated. Leave one out when it canno
 was recorded: a study that reads a reader trained on another machine whose weights this machine
 does not reproduce bit for bit (training repeats them only to float rounding), for instance.
 
-Not in the figure: the studies' variants (the trainings of the second readers, each its own long
+Not in the figure: the site build (``budget.json`` times it: seconds, and its pages read this
+file, so it cannot run inside this script) and the studies' variants (the trainings of the second readers, each its own long
 run). The readers they trained are read from the user's cache, each checked by its weights'
 sha256, as ``gabarito report --check`` does. Every file a study writes is compared with the
 committed file of the same name (:func:`gabarito.study.check.compare_folders`), so the time is
@@ -28,11 +29,9 @@ that of a run which reproduces the committed results, and the record says so fil
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -58,7 +57,6 @@ def add_arguments(ap) -> None:
                     help="a folder put first on the children's PYTHONPATH: where the peers' engines "
                          "(pyserini, tantivy) are installed when this environment lacks them "
                          "(or $GABARITO_PEERS_PATH)")
-    ap.add_argument("--site", action=argparse.BooleanOptionalAction, default=True, help="also time one site build")
 
 
 def report_order(names: str) -> list:
@@ -91,21 +89,12 @@ def child_env(engines_path: str | None) -> dict:
     return env
 
 
-def site_build_s(scratch: Path) -> float:
-    """Seconds of one site build into ``scratch`` (the notebooks run on the committed results)."""
-    from gabarito.publish.site import build
-
-    t0 = time.perf_counter()
-    build(ROOT, scratch / "site", allow_dirty=True)
-    return round(time.perf_counter() - t0, 2)
-
-
 def run(ctx) -> dict:
     args = ctx.args
     order = report_order(args.studies)
     scratch_ctx = tempfile.TemporaryDirectory(prefix="gabarito-cold-report-") if args.scratch is None else None
     scratch = Path(scratch_ctx.name if scratch_ctx else args.scratch)
-    env, studies, site = child_env(args.engines_path), {}, None
+    env, studies = child_env(args.engines_path), {}
     load_start = load_average()
     try:
         for spec in order:
@@ -120,9 +109,6 @@ def run(ctx) -> dict:
                 say(f"   {record['process_wall_s']} s; {record['check']['reproduced']} of "
                     f"{record['check']['files']} files reproduced")
             studies[spec.name] = record
-        if args.site:
-            with ctx.phase("site"):
-                site = {"first_s": site_build_s(scratch), "load_average": load_average()}
     finally:
         if scratch_ctx:
             scratch_ctx.cleanup()
@@ -135,7 +121,7 @@ def run(ctx) -> dict:
                                       "engines_path": bool(args.engines_path)})
     prov["machine"].update(load_average_start=load_start, load_average_end=load_average())
     left = {s.name: committed(s.name, s) for s in in_order(all_studies()) if s.name not in studies}
-    return {"provenance": prov, "order": [s.name for s in order], "studies": studies, "site": site, "not_run": left}
+    return {"provenance": prov, "order": [s.name for s in order], "studies": studies, "not_run": left}
 
 
 def main(argv=None) -> "NoReturn":  # noqa: F821

@@ -104,11 +104,10 @@ def whole_lines(whole: Mapping | None, target_s: float) -> list[str]:
     if not whole:
         return []
     parts = ", ".join(f"{n} {_s(v)}" for n, v in whole["per_study_s"].items())
-    site = f", site build {_s(whole['site_s'])}" if whole["site_s"] is not None else ""
-    site += "".join(f", {n} {_s(v)} (its committed run, not rerun in it)" for n, v in whole["committed_s"].items())
+    left = "".join(f", {n} {_s(v)} (its committed run, not rerun in it)" for n, v in whole["committed_s"].items())
     out = [f"- Whole report cold, measured in one run (one empty cache shared by the studies, in the "
            f"report's order; the readers' trainings not included): {_s(whole['total_s'])} against the target of "
-           f"{_s(target_s)} ({_met(whole['total_s'] <= target_s and not whole['failed'])}): {parts}{site}."]
+           f"{_s(target_s)} ({_met(whole['total_s'] <= target_s and not whole['failed'])}): {parts}{left}."]
     if whole["failed"]:
         out.append(f"- Failed in that run: {', '.join(whole['failed'])}.")
     out.append(f"- Files that run wrote: {whole['reproduced']} of {whole['files']} reproduce the committed ones "

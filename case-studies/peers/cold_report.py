@@ -9,18 +9,17 @@ from typing import Mapping
 
 def whole_report(cold: Mapping | None) -> dict | None:
     """The whole report measured cold in one run (``cold_report.json``, written by
-    ``scripts/bench_cold_report.py``): total seconds (the studies' processes, the site build and
-    the committed runs of the studies left out), per study seconds, the left-out studies' committed
+    ``scripts/bench_cold_report.py``): total seconds (the studies' processes and the committed
+    runs of the studies left out), per study seconds, the left-out studies' committed
     seconds, files reproduced, the studies that failed; ``None`` without that file."""
     if not cold:
         return None
     studies = cold.get("studies") or {}
     per = {n: r.get("process_wall_s") for n, r in studies.items()}
-    site = (cold.get("site") or {}).get("first_s")
     checks = {n: r["check"] for n, r in studies.items() if "check" in r}
     left = {n: r.get("wall_s") for n, r in (cold.get("not_run") or {}).items() if r.get("wall_s") is not None}
-    return {"total_s": sum(v or 0.0 for v in (*per.values(), *left.values())) + (site or 0.0),
-            "per_study_s": per, "site_s": site, "committed_s": left,
+    return {"total_s": sum(v or 0.0 for v in (*per.values(), *left.values())),
+            "per_study_s": per, "committed_s": left,
             "files": sum(c["files"] for c in checks.values()),
             "reproduced": sum(c["reproduced"] for c in checks.values()),
             "not_reproduced": {n: c["not_reproduced"] for n, c in checks.items() if c["not_reproduced"]},

@@ -10,7 +10,8 @@ the user's own cache, checked by the weights' sha256 that the training results r
 * ``identical``: byte for byte;
 * ``same numbers``: a JSON results file whose values all agree once the record of the run itself is
   set aside (its provenance: date, commit, machine; the phase timings and the wall time; any value
-  measured in seconds, milliseconds or questions per second, which no rerun repeats);
+  measured in seconds, milliseconds or questions per second, or a ratio of such measures, which no
+  rerun repeats);
 * ``run log``: a JSON-lines log whose every record holds only the record of a run (its date, state
   and times: a line added per run, e.g. ``wall_times.jsonl``), which no rerun repeats; not a result;
 * ``same ranks``: a TREC run file with the same documents in the same order for every question;
@@ -47,9 +48,13 @@ from gabarito.study.spec import StudySpec
 #: Verdicts that count as reproduced.
 REPRODUCED = ("identical", "same numbers", "same ranks", "run log")
 #: Keys of a results file that record the run, not its result.
-VOLATILE_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machine", "date", "git", "migrations"})
-#: Keys whose values are measured times or rates (never repeated by a rerun).
-VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s|time)$|^(?:seconds|times)$")
+VOLATILE_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machine", "date", "git", "migrations",
+                           "hits", "misses"})  # a cache's hits and misses: what the run found, not a result
+#: Keys whose values are measured times or rates, or ratios of them (never repeated by a rerun):
+#: ``query_s``, ``latency_ms``, ``qps_ratio_to_arcadedb``, ``bm25_over_floor`` (a latency over the
+#: engine's floor), ...
+VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s|time)$"
+                          r"|^(?:seconds|times)$|(?:^|_)qps_|_over_floor$")
 #: Keys of a log record that describe the run (with the volatile ones), never a result.
 RUN_LOG_KEYS = frozenset({"state"})
 #: A ``gabarito evaluate`` run id: when it ran, 8 hex digits of its configuration's hash, and

@@ -115,7 +115,7 @@ def _cold_record(**over):
                                                     "not_reproduced": list(bad)}}
     rec = {"studies": {"standard_collections": study(1200.0, 40, 40),
                        "reranking": study(900.0, 10, 9, ["results.json: differs (x)"])},
-           "site": {"first_s": 15.0}, "not_run": {"fusion": {"wall_s": 100.0}, "peers": {"missing": "x"}}}
+           "not_run": {"fusion": {"wall_s": 100.0}, "peers": {"missing": "x"}}}
     rec["studies"].update(over)
     return rec
 
@@ -123,14 +123,14 @@ def _cold_record(**over):
 def test_the_whole_cold_report_is_judged_on_its_one_run_and_names_what_did_not_reproduce():
     B = _budget_script()
     whole = W.whole_report(_cold_record())
-    assert whole["total_s"] == pytest.approx(1200 + 900 + 15 + 100) and whole["committed_s"] == {"fusion": 100.0} and (whole["files"], whole["reproduced"]) == (50, 49)
+    assert whole["total_s"] == pytest.approx(1200 + 900 + 100) and whole["committed_s"] == {"fusion": 100.0} and (whole["files"], whole["reproduced"]) == (50, 49)
     assert whole["not_reproduced"] == {"reranking": ["results.json: differs (x)"]} and whole["failed"] == []
     budget = {"measured": {"x": {"cold_auto": {"wall_s": 4000.0}, "warm_auto": {"wall_s": 10.0}}}, "site": {},
               "not_run_committed": {}}
     s = B.budget_summary(budget, {}, {}, cold_run=_cold_record())
-    assert s["cold_total_s"] == 4000.0 and s["met"]["cold"]  # the one run (36.9 min), not the sum of own-cache runs
+    assert s["cold_total_s"] == 4000.0 and s["met"]["cold"]  # the one run (36.7 min), not the sum of own-cache runs
     lines = B.whole_lines(whole, 45 * 60)
-    assert "36.9 min" in lines[0] and "(met)" in lines[0] and "fusion 100.0 s (its committed run" in lines[0] and "reranking: results.json: differs (x)" in lines[-1]
+    assert "36.7 min" in lines[0] and "(met)" in lines[0] and "fusion 100.0 s (its committed run" in lines[0] and "reranking: results.json: differs (x)" in lines[-1]
     failed = W.whole_report(_cold_record(judgments={"failed": "exit 1: boom", "process_wall_s": 3.0}))
     assert failed["failed"] == ["judgments"]
     assert not B.budget_summary(budget, {}, {}, cold_run=_cold_record(
@@ -172,7 +172,7 @@ def test_the_cold_report_script_reruns_a_study_from_nothing_and_finds_the_commit
 
     env = {**os.environ, "GABARITO_DATA_MIRROR": str(mirror), "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, str(REPO / "scripts" / "bench_cold_report.py"), "--studies", "judgments",
-                           "--no-site", "--scratch", str(tmp_path / "scratch"), "--out", str(tmp_path / "out")],
+                           "--scratch", str(tmp_path / "scratch"), "--out", str(tmp_path / "out")],
                           cwd=REPO, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads((tmp_path / "out" / "cold_report.json").read_text(encoding="utf-8"))

@@ -136,6 +136,13 @@ def test_comparisons_by_hand(tmp_path):
     assert compare_json(ja, jb) == ("differs", "1 values differ: /m/mean")
     jb.write_text(json.dumps({"m": {"mean": 0.5, "new": 1}}))
     assert compare_json(ja, jb) == ("differs", "1 fields only one side has: /m/new")
+    rates = lambda v: {"e": {"qps_ratio_to_arcadedb": v, "bm25_over_floor": v, "recall": 0.5, "qps": v},
+                       "cache": {"hits": int(v), "misses": 3 - int(v)}}  # a shared cache: other hits, same vectors
+    ja.write_text(json.dumps(rates(1.5)))
+    jb.write_text(json.dumps(rates(2.5)))
+    assert compare_json(ja, jb)[0] == "same numbers"  # timing ratios are measured, never repeated
+    jb.write_text(json.dumps({**rates(2.5), "e": {**rates(2.5)["e"], "recall": 0.6}}))
+    assert compare_json(ja, jb) == ("differs", "1 values differ: /e/recall")
 
 
 def test_a_log_of_run_times_is_named_a_run_log_and_a_log_with_results_is_not(tmp_path):
