@@ -130,7 +130,7 @@ def test_the_whole_cold_report_is_judged_on_its_one_run_and_names_what_did_not_r
     s = B.budget_summary(budget, {}, {}, cold_run=_cold_record())
     assert s["cold_total_s"] == 4000.0 and s["met"]["cold"]  # the one run (36.7 min), not the sum of own-cache runs
     lines = B.whole_lines(whole, 45 * 60)
-    assert "36.7 min" in lines[0] and "(met)" in lines[0] and "fusion 100.0 s (its committed run" in lines[0] and "reranking: results.json: differs (x)" in lines[-1]
+    assert "36.7 min" in lines[0] and "(met)" in lines[0] and "fusion 100.0 s (its committed run" in lines[0] and "reranking 1 (results.json)." in lines[-1]
     failed = W.whole_report(_cold_record(judgments={"failed": "exit 1: boom", "process_wall_s": 3.0}))
     assert failed["failed"] == ["judgments"]
     assert not B.budget_summary(budget, {}, {}, cold_run=_cold_record(
