@@ -16,13 +16,13 @@ was recorded: a study that reads a reader trained on another machine whose weigh
 does not reproduce bit for bit (training repeats them only to float rounding), for instance.
 
 Not in the figure: the site build (``budget.json`` times it: seconds, and its pages read this
-file, so it cannot run inside this script) and the studies' variants (the trainings of the second readers, each its own long
-run). The readers they trained are read from the user's cache, each checked by its weights'
+file, so it cannot run inside this script) and the studies' variants (the trainings of the second
+readers, each its own long run). The readers they trained are read from the user's cache, each checked by its weights'
 sha256, as ``gabarito report --check`` does. Every file a study writes is compared with the
 committed file of the same name (:func:`gabarito.study.check.compare_folders`), so the time is
 that of a run which reproduces the committed results, and the record says so file by file.
 
-    python scripts/bench_cold_report.py                       # every study, about an hour on 2 cores
+    python scripts/bench_cold_report.py                       # every study (six took 38 min on 2 cores)
     python scripts/bench_cold_report.py --studies judgments   # a subset, in the report's order
     python scripts/bench_cold_report.py --engines-path DIR    # DIR on the children's PYTHONPATH
 """
@@ -59,9 +59,10 @@ def add_arguments(ap) -> None:
                          "(or $GABARITO_PEERS_PATH)")
 
 
-def report_order(names: str) -> list:
-    """The studies in the report's order; ``names`` (comma separated) keeps a subset."""
-    studies = in_order(all_studies())
+def report_order(names: str, studies: list | None = None) -> list:
+    """The studies in the report's order (``studies``: already in it, else every study); ``names``
+    (comma separated) keeps a subset."""
+    studies = in_order(all_studies()) if studies is None else studies
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     unknown = sorted(set(wanted) - {s.name for s in studies})
     if unknown:
@@ -91,7 +92,8 @@ def child_env(engines_path: str | None) -> dict:
 
 def run(ctx) -> dict:
     args = ctx.args
-    order = report_order(args.studies)
+    everything = in_order(all_studies())
+    order = report_order(args.studies, everything)
     scratch_ctx = tempfile.TemporaryDirectory(prefix="gabarito-cold-report-") if args.scratch is None else None
     scratch = Path(scratch_ctx.name if scratch_ctx else args.scratch)
     env, studies = child_env(args.engines_path), {}
@@ -102,8 +104,7 @@ def run(ctx) -> dict:
             say(f"== {spec.name} (cold report, shared cache)")
             with ctx.phase(spec.name):
                 record = run_once(spec.name, scratch / "cache", scratch / "data", out, args.backend,
-                                  ctx.mirror(), env)
-            record.pop("runs_vs_committed", None)
+                                  ctx.mirror(), env, compare_runs=False)  # compare_folders checks every file
             if "failed" not in record:
                 record["check"] = verdicts(compare_folders(spec.dir, out))
                 say(f"   {record['process_wall_s']} s; {record['check']['reproduced']} of "
@@ -120,7 +121,7 @@ def run(ctx) -> dict:
                                                   "checked by sha256",
                                       "engines_path": bool(args.engines_path)})
     prov["machine"].update(load_average_start=load_start, load_average_end=load_average())
-    left = {s.name: committed(s.name, s) for s in in_order(all_studies()) if s.name not in studies}
+    left = {s.name: committed(s.name, s) for s in everything if s.name not in studies}
     return {"provenance": prov, "order": [s.name for s in order], "studies": studies, "not_run": left}
 
 

@@ -115,7 +115,7 @@ def whole_lines(whole: Mapping | None, target_s: float) -> list[str]:
     out.append(f"- Files that run wrote: {whole['reproduced']} of {whole['files']} reproduce the committed ones "
                "(identical, same numbers or same ranks)"
                + ("." if not whole["not_reproduced"] else "; not reproduced: " + "; ".join(
-                   f"{n} {whole['per_study_files'][n] - whole['per_study_reproduced'][n]} "
+                   f"{n} {whole['not_reproduced_count'][n]} "
                    f"({', '.join(line.split(': ')[0] for line in v[:SHOWN_FILES])}"
                    f"{', …' if len(v) > SHOWN_FILES else ''})" for n, v in whole["not_reproduced"].items()) + "."))
     return out

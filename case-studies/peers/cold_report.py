@@ -22,7 +22,6 @@ def whole_report(cold: Mapping | None) -> dict | None:
             "per_study_s": per, "committed_s": left,
             "files": sum(c["files"] for c in checks.values()),
             "reproduced": sum(c["reproduced"] for c in checks.values()),
-            "per_study_files": {n: c["files"] for n, c in checks.items()},
-            "per_study_reproduced": {n: c["reproduced"] for n, c in checks.items()},
+            "not_reproduced_count": {n: c["files"] - c["reproduced"] for n, c in checks.items()},
             "not_reproduced": {n: c["not_reproduced"] for n, c in checks.items() if c["not_reproduced"]},
             "failed": sorted(n for n, r in studies.items() if "failed" in r)}
