@@ -96,13 +96,22 @@ def _unique(items: Iterable[str]) -> list[str]:
     return seen
 
 
+#: The extensions the box names (the widest of each family); the results file has them all.
+_SHOWN_SIMD = ("avx2", "avx512f", "amx_tile", "asimd", "sve")
+
+
 def machine(info: Mapping | None) -> Html:
-    """``{'cpu_count': 2, 'platform': 'Linux-6.1-x86_64-with-glibc2.36', ...} -> '2 núcleos, Linux x86_64, Python 3.11.7'``."""
+    """``{'cpu_count': 2, 'cpu': {'model': 'AMD EPYC', 'simd': ['avx2', ...]}, 'platform': 'Linux-6.1-x86_64-…', ...}``
+    -> ``'2 núcleos, AMD EPYC (avx2), Linux x86_64, Python 3.11.7'`` (older results have no ``cpu``)."""
     if not info:
         return Html("—")
     parts = []
     if info.get("cpu_count"):
         parts.append(f"{integer(info['cpu_count'])} núcleos")
+    cpu = info.get("cpu") or {}
+    if cpu.get("model"):
+        simd = ", ".join(str(code(f)) for f in cpu.get("simd") or [] if f in _SHOWN_SIMD)
+        parts.append(f"{text(cpu['model'])}" + (f" ({simd})" if simd else ""))
     system = str(info.get("platform") or "").split("-")[0]
     arch = info.get("machine") or ""
     if system or arch:

@@ -34,9 +34,33 @@ def git_state(cwd: str | Path = ROOT) -> dict:
     return {"commit": commit, "dirty": bool(status) if status is not None else None}
 
 
+#: Instruction-set extensions that pick a numeric library's code path (ONNX Runtime's, torch's,
+#: glibc's): two machines that differ in them may round differently (docs/reproducibility.md).
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16",
+              "amx_tile", "asimd", "sve")
+
+
+def processor(cpuinfo: str | Path = "/proc/cpuinfo") -> dict:
+    """The CPU's model name and which of :data:`SIMD_FLAGS` it has, read from ``cpuinfo``
+    (Linux); elsewhere ``platform.processor()`` and no flags."""
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return {"model": platform.processor() or None, "simd": None}
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() not in fields:
+            fields[key.strip()] = value.strip()
+    have = set((fields.get("flags") or fields.get("Features") or "").split())
+    model = fields.get("model name") or fields.get("Model name") or platform.processor() or None
+    return {"model": model, "simd": [f for f in SIMD_FLAGS if f in have]}
+
+
 def machine() -> dict:
     return {
         "cpu_count": os.cpu_count(),
+        "cpu": processor(),
         "platform": platform.platform(),
         "machine": platform.machine(),
         "python": sys.version.split()[0],

@@ -42,6 +42,14 @@ def test_dirty_results_say_so():
     assert "<code class=\"gabarito-whole\">aaaaaaaaaaaa</code>" in box
 
 
+def test_the_machine_names_its_processor_when_the_results_record_it():
+    old = {"cpu_count": 2, "platform": "Linux-6-x86_64-with-glibc2.36", "machine": "x86_64", "python": "3.11.7"}
+    assert "EPYC" not in provenance.machine(old) and "2 núcleos" in provenance.machine(old)
+    new = {**old, "cpu": {"model": "AMD EPYC", "simd": ["sse4_2", "avx", "avx2", "fma", "avx512f"]}}
+    shown = provenance.machine(new)
+    assert "AMD EPYC" in shown and "avx512f" in shown and "avx2" in shown and "sse4_2" not in shown
+
+
 def test_downloads_of_a_study():
     groups = provenance.study_downloads(STUDIES / "benchmark_rrf")
     names = {g: {p.name for p in paths} for g, paths in groups.items()}

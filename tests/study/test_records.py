@@ -18,6 +18,21 @@ def test_provenance_has_what_an_auditor_needs():
     for key in ("corpus", "gold_sha256", "model", "engine", "parameters", "git", "date", "machine"):
         assert key in p
     assert p["machine"]["cpu_count"] >= 1
+    assert set(p["machine"]["cpu"]) == {"model", "simd"}
+
+
+def test_processor_reads_the_model_and_the_simd_extensions(tmp_path):
+    from gabarito.study.records import processor
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\n"
+                    "flags\t\t: fpu sse4_2 avx avx2 fma avx512f amx_tile\n\n"
+                    "processor\t: 1\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t\t: fpu\n")
+    assert processor(info) == {"model": "Intel(R) Xeon(R) Platinum 8480+",
+                               "simd": ["sse4_2", "avx", "avx2", "fma", "avx512f", "amx_tile"]}
+    info.write_text("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx fma\n")
+    assert processor(info)["simd"] == ["sse4_2", "avx", "fma"]  # no avx2: another code path
+    assert processor(tmp_path / "absent")["simd"] is None
 
 
 def test_results_refused_when_gold_changes(tmp_path):
