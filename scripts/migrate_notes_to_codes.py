@@ -24,7 +24,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError, run_main
 from gabarito.notes import is_note, note
 from gabarito.study.integrity import verify
-from gabarito.study.records import now_iso, write_measurement
+from gabarito.study.records import now_iso, stamp_migration, write_measurement
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -245,13 +245,6 @@ def migrate(data: dict, places: list[str], name: str) -> list[str]:
     return changed
 
 
-def _stamp(data: dict, when: str) -> None:
-    target = data["provenance"] if isinstance(data.get("provenance"), dict) else data
-    done = target.setdefault("migrations", [])
-    if not any(m.get("what") == MIGRATION for m in done):
-        done.append({"what": MIGRATION, "date": when})
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="report what would change, write nothing")
@@ -269,7 +262,7 @@ def main(argv=None) -> int:
     when = now_iso()
     for path, data, changed in plans:
         if changed:
-            _stamp(data, when)
+            stamp_migration(data, MIGRATION, when)
             write_measurement(path, data)
     return 0
 

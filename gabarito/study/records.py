@@ -110,6 +110,15 @@ def write_measurement(path: str | Path, data: Mapping) -> Path:
     return written
 
 
+def stamp_migration(data: dict, what: str, when: str) -> None:
+    """Note in a results file's provenance (or at its top when it has none) that a one-off
+    migration ``what`` rewrote it on ``when``, once."""
+    target = data["provenance"] if isinstance(data.get("provenance"), dict) else data
+    done = target.setdefault("migrations", [])
+    if not any(m.get("what") == what for m in done):
+        done.append({"what": what, "date": when})
+
+
 def check_results_gold(results_path: str | Path) -> dict[str, str]:
     """Refuse results changed after their run (:func:`gabarito.study.integrity.verify`) and
     results whose recorded gold hashes differ from the gold files beside them."""

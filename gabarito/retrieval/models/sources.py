@@ -17,13 +17,47 @@ from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
-from gabarito.paths import CACHE
+from gabarito.paths import CACHE, ROOT
 
 CACHE_ENV = "GABARITO_CACHE_DIR"
+#: A second folder of trained readers (another cache's ``cross-encoders``), read, never written:
+#: see :func:`gabarito.retrieval.rerank.training.trained_reader_folder`.
+TRAINED_READERS_ENV = "GABARITO_TRAINED_READERS"
 
 
 def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or CACHE)
+
+
+def _package_folders() -> list[Path]:
+    import site
+    import sysconfig
+
+    found = [sysconfig.get_paths()[k] for k in ("purelib", "platlib")]
+    found += list(getattr(site, "getsitepackages", lambda: [])()) + [site.getusersitepackages()]
+    return [Path(p) for p in dict.fromkeys(found) if p]
+
+
+def portable_location(location: str | Path) -> str:
+    """A local model folder as results record it, the same on every machine and checkout:
+    ``cache:<path>`` inside the cache folder (:func:`cache_dir`; a reader found in the folder
+    ``$GABARITO_TRAINED_READERS`` names counts as the cache's ``cross-encoders``),
+    ``site-packages:<path>`` inside an installed package, a relative path inside the project; a hub
+    id, a relative path as typed, or a folder elsewhere stays as given."""
+    text = str(location)
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        return text
+    path = Path(os.path.normpath(path))
+    readers = os.environ.get(TRAINED_READERS_ENV)
+    for base, prefix in [(cache_dir(), "cache:"), *([(Path(readers), "cache:cross-encoders/")] if readers else []),
+                         *((p, "site-packages:") for p in _package_folders()), (ROOT, "")]:
+        for form in {Path(os.path.normpath(base.expanduser())), base.expanduser().resolve()}:
+            try:
+                return prefix + path.relative_to(form).as_posix()
+            except ValueError:
+                continue
+    return text
 
 
 @dataclass(frozen=True)

