@@ -27,13 +27,12 @@ from __future__ import annotations
 import random
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.inputs.documents import load_documents
 from gabarito.inputs.evaluation_files import load_evaluation
-from gabarito.measure.timing import load_average
+from gabarito.measure.timing import load_average, time_calls
 from gabarito.paths import ROOT
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.rerank.training import POSITIVE, ASSUMED_NEGATIVE, Pair, TrainingConfig
@@ -58,9 +57,8 @@ def add_arguments(ap) -> None:
     ap.add_argument("--results", default="device.json", help="results file name (default: device.json)")
 
 
-def helpcenter_pairs(negatives: int, seed: int) -> list[Pair]:
+def helpcenter_pairs(docs: list, negatives: int, seed: int) -> list[Pair]:
     """Each answerable question with its answer (relevant) and ``negatives`` other documents."""
-    docs = load_documents(HELPCENTER / "docs")
     text = {d.id: d.text for d in docs}
     rng = random.Random(seed)
     pairs = []
@@ -75,7 +73,10 @@ def helpcenter_pairs(negatives: int, seed: int) -> list[Pair]:
     return pairs
 
 
-def rates(count: int, seconds: list[float]) -> dict:
+def rates(count: int, call, rounds: int) -> dict:
+    """``call()`` timed ``rounds`` times (:func:`gabarito.measure.timing.time_calls`, no warm-up:
+    the caller's), as ``count`` items per second."""
+    seconds = [ms / 1000.0 for ms in time_calls(lambda _: call(), [None], repeat=rounds, warmup=0)]
     return {"seconds": [round(s, 4) for s in seconds], "per_s_median": count / statistics.median(seconds),
             "per_s_best": count / min(seconds)}
 
@@ -105,12 +106,7 @@ def reading_stage(a, pairs: list[Pair], folder: Path, device: str) -> dict:
         for query, texts in by_query.items():
             reader.score(query, texts)
     one_pass()  # warm-up: first calls allocate (and, on a GPU, load kernels)
-    seconds = []
-    for _ in range(a.rounds):
-        t0 = time.perf_counter()
-        one_pass()
-        seconds.append(time.perf_counter() - t0)
-    return {"pairs": len(chosen), "questions": len(by_query), **rates(len(chosen), seconds),
+    return {"pairs": len(chosen), "questions": len(by_query), **rates(len(chosen), one_pass, a.rounds),
             "device": reader.device}
 
 
@@ -121,13 +117,9 @@ def encoding_stage(key: str, texts: list[str], rounds: int, device: str) -> dict
         enc = Encoder(ENCODERS[key], device=device)
     except (GabaritoError, OSError, ImportError) as exc:  # not installed here: say so, time the rest
         return {"model_id": ENCODERS[key], "skipped": f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"}
-    enc.encode_documents(texts[:4])
-    seconds = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        enc.encode_documents(texts)
-        seconds.append(time.perf_counter() - t0)
-    return {"model_id": ENCODERS[key], "texts": len(texts), **rates(len(texts), seconds),
+    enc.encode_documents(texts[:4])  # warm-up
+    timed = rates(len(texts), lambda: enc.encode_documents(texts), rounds)
+    return {"model_id": ENCODERS[key], "texts": len(texts), **timed,
             "device": enc.device, "backend": enc.provenance().get("backend"), "weights_sha256": enc.weights_sha256}
 
 
@@ -148,7 +140,8 @@ def run(ctx) -> dict:
         raise GabaritoError(f"--encoders from {sorted(ENCODERS)} or none; --steps, --batch, --pairs, --rounds "
                             "and --max-length at least 1")
     device = choose_device(ctx.device or "auto")
-    pairs = helpcenter_pairs(a.negatives, ctx.seed)
+    docs = load_documents(HELPCENTER / "docs")
+    pairs = helpcenter_pairs(docs, a.negatives, ctx.seed)
     load_start = load_average()
     with tempfile.TemporaryDirectory(prefix="gabarito-device-") as scratch:
         base = BASE
@@ -163,7 +156,7 @@ def run(ctx) -> dict:
         with ctx.phase("reading"):
             reading = reading_stage(a, pairs, Path(scratch) / "reader", device)
             say(f"reading on {device}: {reading['per_s_median']:.1f} pairs/s")
-    texts = [d.text for d in load_documents(HELPCENTER / "docs")]
+    texts = [d.text for d in docs]
     encoding = {}
     for name in names:
         with ctx.phase(f"encoding {name}"):

@@ -39,8 +39,7 @@ class CrossEncoderReranker(HasWeights):
         if int(batch_size) < 1:
             raise GabaritoError(f"batch_size must be >= 1, got {batch_size}")
         self.source = _model_identity(model_id_or_path)
-        local = Path(str(model_id_or_path)).expanduser().is_dir()
-        self.model_id = portable_location(model_id_or_path) if local else str(model_id_or_path)
+        self.model_id = portable_location(model_id_or_path)  # a hub id stays as given
         self.name = f"cross-encoder:{self.model_id}"
         self.batch_size = int(batch_size)
         self.activation = activation
