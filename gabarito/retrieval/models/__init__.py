@@ -37,6 +37,7 @@ from gabarito.retrieval.models.sources import (
     Packaged,
     cache_dir,
     check_model_id,
+    install_command,
     resolve,
     weights_sha256,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "TextEncoder",
     "cache_dir",
     "check_model_id",
+    "install_command",
     "config_sha256",
     "fingerprint_parts",
     "model_fingerprint",

