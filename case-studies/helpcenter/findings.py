@@ -22,6 +22,7 @@ from typing import Iterable, Mapping, Sequence
 from gabarito.evaluation import findings as run_findings
 from gabarito.evaluation.compare import compare_runs, load_runs
 from gabarito.evaluation.paired import score_records
+from gabarito.study.integrity import verify
 
 #: The page's measures, in table order (accuracy in the top 1, 3, 5, and the reciprocal rank).
 MEASURES = ("top1", "top3", "top5", "mrr")
@@ -167,7 +168,9 @@ def dense_against_fusion(results: Mapping, log_path: str | Path) -> dict:
 
 def log_rows(log_path: str | Path) -> list[dict]:
     """Each line of the run log: id, date, label, which questions (``tuning``, ``heldout`` or
-    ``all``, from the evaluation file's name), answerable count, top-1, MRR and cache counts."""
+    ``all``, from the evaluation file's name), answerable count, top-1, MRR and cache counts. The
+    log must be the one its runs left (its sha256 in the folder's manifest), else a one-line error."""
+    verify(log_path)
     out = []
     for line in Path(log_path).read_text(encoding="utf-8").splitlines():
         if not line.strip():

@@ -2,8 +2,10 @@
 
 Every configuration runs on the tuning queries and, separately, on the held-out queries; the
 configuration to recommend is picked on tuning MRR only. Each run is a record appended to
-``runs/log.jsonl`` (the same records ``gabarito evaluate`` writes); ``results.json`` gathers
-the summaries the chapter draws, with provenance and the frozen gold hashes.
+``runs/log.jsonl`` (the same records ``gabarito evaluate`` writes), whose sha256 is recorded in
+``runs/results.sha256.json`` once every run is in it (the chapter reads the log: an edit is
+refused); ``results.json`` gathers the summaries the chapter draws, with provenance and the frozen
+gold hashes.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from gabarito.evaluation import EvalConfig, run_evaluation, write_run
 from gabarito.inputs.documents import load_documents, load_evaluation
 from gabarito.notes import note
 from gabarito.paths import ROOT
+from gabarito.study.integrity import record
+from gabarito.study.records import now_iso
 from gabarito.study.runner import study_main
 
 DATA = ROOT / "data" / "helpcenter"
@@ -77,6 +81,7 @@ def run(ctx) -> dict:
         for group, configs in experiments().items():
             groups[group] = [{"variant": name, **evaluate(cfg)} for name, cfg in configs]
         groups["hybrid"] = [{"variant": "rrf", **evaluate(hybrid_config(groups))}]
+    record(log, when=now_iso())  # the log the chapter reads, as these runs left it
     chosen = max((r for g in groups.values() for r in g), key=tuning_mrr)
     first = groups["model"][0]["tuning"]
     return {

@@ -14,7 +14,8 @@ Where the values come from:
   ``AP@100``, ``P@5``, ``RR@50``, ...): the ranked lists ``run.trec`` (as deep as the run searched)
   and the judgments ``qrels.trec`` each run wrote beside its ``run.json``, checked against the
   folder's manifest. A run without them (from the log alone, or written before they existed)
-  cannot give such a measure: a one-line error says so.
+  cannot give such a measure: a one-line error says so. A run folder without a manifest is refused
+  unless it is listed as older than manifests (:func:`verified`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from gabarito.evaluation.runlog import QRELS_FILE, RUN_FILE
 from gabarito.measure.report import Report
 from gabarito.measure.score import per_query_values, score_runs
 from gabarito.measure.stats import DEFAULT_SEED
-from gabarito.study.integrity import MANIFEST, read_manifest
+from gabarito.study.integrity import LEGACY_ENV, MANIFEST, is_legacy
 from gabarito.study.integrity import state as written_state
 
 #: The measures a run record's rows give (from its returned documents and expected answers); any
@@ -47,10 +48,15 @@ class LoadedRun(dict):
 
 
 def verified(path: Path) -> Path:
-    """``path`` when its run folder has no manifest (a run written before manifests) or the
-    manifest records it unchanged; else a one-line error naming the file."""
-    if not read_manifest(path.parent / MANIFEST):
+    """``path`` when its run folder's manifest records it unchanged, or when the folder is listed as
+    written before manifests (:func:`gabarito.study.integrity.is_legacy`); else a one-line error
+    naming the file. A missing manifest is refused: deleting it must not switch the check off."""
+    if is_legacy(path.parent):
         return path
+    if not (path.parent / MANIFEST).is_file():
+        raise GabaritoError(f"its run folder has no {MANIFEST}, so nothing shows the run wrote it as it is: "
+                            f"evaluate again, restore the manifest, or, for a folder older than manifests, "
+                            f"list the folder in ${LEGACY_ENV}", path=path)
     why = written_state(path)
     if why == "missing":
         raise GabaritoError("file not found (its run recorded it)", path=path)

@@ -10,6 +10,13 @@ the manifest, so two writers in one folder never lose each other's entry. :func:
 site build, ``gabarito report`` and the pages call before reading a results file: a file changed
 after its run (by hand, by a merge, by a half-finished copy) is refused in one line naming it, and so
 is a results file no run recorded. ``gabarito studies`` shows such a file as modified.
+
+:func:`tree_problems` extends the guard to a whole study folder: every file a manifest under it
+records, every run folder of ``gabarito evaluate`` (a folder holding ``run.json``: each of its files
+recorded in its own manifest) and the run logs beside run folders (``*.jsonl``). A folder written
+before manifests existed is read without one only when it is listed in :data:`LEGACY_FOLDERS` (or,
+for a user's own old runs, in ``$GABARITO_LEGACY_FOLDERS``): a missing manifest is never taken for
+an old folder.
 """
 
 from __future__ import annotations
@@ -23,9 +30,17 @@ from typing import Iterator
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, sha256_file
+from gabarito.paths import ROOT
 
 MANIFEST = "results.sha256.json"
 SCHEMA = 1
+#: Folders written before results manifests existed, relative to the project root: the only ones
+#: whose files are trusted without a manifest. None of the committed folders is one.
+LEGACY_FOLDERS: frozenset[str] = frozenset()
+#: A user's own folders older than manifests, listed explicitly (``os.pathsep``-separated).
+LEGACY_ENV = "GABARITO_LEGACY_FOLDERS"
+#: The file that makes a folder a run folder of ``gabarito evaluate``.
+RUN_RECORD = "run.json"
 
 
 def manifest_path(results_path: str | Path) -> Path:
@@ -34,8 +49,8 @@ def manifest_path(results_path: str | Path) -> Path:
 
 @contextlib.contextmanager
 def _locked(manifest: Path) -> Iterator[None]:
-    lock = manifest.with_name(f".{manifest.name}.lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    """An exclusive lock on the manifest's folder itself (no lock file left in the user's folder)."""
+    fd = os.open(manifest.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -54,7 +69,7 @@ def read_manifest(manifest: str | Path) -> dict[str, dict]:
         raise GabaritoError("the results manifest is not valid JSON: restore it from git or rerun the "
                             "studies of this folder", path=manifest) from None
     files = raw.get("files") if isinstance(raw, dict) else None
-    if raw.get("schema") != SCHEMA or not isinstance(files, dict) or not all(
+    if not isinstance(raw, dict) or raw.get("schema") != SCHEMA or not isinstance(files, dict) or not all(
             isinstance(v, dict) and isinstance(v.get("sha256"), str) for v in files.values()):
         raise GabaritoError(f"not a results manifest of schema {SCHEMA}", path=manifest)
     return files
@@ -96,3 +111,60 @@ def verify(results_path: str | Path) -> None:
     if why is not None:
         raise GabaritoError(f"{why}: rerun the study that writes it (gabarito study NAME) or restore it "
                             "with git", path=results_path)
+
+
+def is_legacy(folder: str | Path) -> bool:
+    """Whether ``folder`` is listed as written before manifests (:data:`LEGACY_FOLDERS`, relative to
+    the project root, or ``$GABARITO_LEGACY_FOLDERS``)."""
+    folder = Path(folder).resolve()
+    listed = {(ROOT / rel).resolve() for rel in LEGACY_FOLDERS}
+    listed |= {Path(p).resolve() for p in os.environ.get(LEGACY_ENV, "").split(os.pathsep) if p.strip()}
+    return folder in listed
+
+
+def folder_problems(folder: str | Path) -> Iterator[tuple[Path, str]]:
+    """``(file, why)`` for each file of a run folder that is not as its run wrote it: the manifest
+    missing (unless the folder is listed as legacy), a file unrecorded, changed or gone."""
+    folder = Path(folder)
+    if is_legacy(folder):
+        return
+    if not (folder / MANIFEST).is_file():
+        yield folder / MANIFEST, ("missing: nothing records what the run wrote here (a folder older than "
+                                  f"manifests must be listed in ${LEGACY_ENV})")
+        return
+    files = read_manifest(folder / MANIFEST)
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.name != MANIFEST and not path.name.startswith(".") and path.name not in files:
+            yield path, f"unrecorded: not in {MANIFEST}, so no run wrote it"
+    for name in sorted(files):
+        why = state(folder / name)
+        if why not in (None, "missing"):  # a file not there is read by no one (its readers refuse it)
+            yield folder / name, why
+
+
+def tree_problems(root: str | Path) -> Iterator[tuple[Path, str]]:
+    """``(file, why)`` for each file under ``root`` that a page reads or a command trusts and that is
+    not the one its run wrote: the files every manifest records (a recorded file that is not there is
+    read by no one), the run folders (:func:`folder_problems`) and the run logs (``*.jsonl``) beside
+    them, which must be recorded."""
+    root = Path(root)
+    runs = sorted({p.parent for p in root.rglob(RUN_RECORD)})
+    for manifest in sorted(root.rglob(MANIFEST)):
+        if manifest.parent in runs:
+            continue
+        for name in sorted(read_manifest(manifest)):
+            why = state(manifest.parent / name)
+            if why not in (None, "missing"):
+                yield manifest.parent / name, why
+    for log in sorted({p for folder in runs for p in folder.parent.glob("*.jsonl")}):
+        if log.name not in read_manifest(manifest_path(log)) and not is_legacy(log.parent):
+            yield log, f"unrecorded: no run recorded it in {MANIFEST}"
+    for folder in runs:
+        yield from folder_problems(folder)
+
+
+def verify_tree(root: str | Path) -> None:
+    """Refuse, in one line naming the first file, a folder whose files are not the ones their runs
+    wrote (:func:`tree_problems`)."""
+    for path, why in tree_problems(root):
+        raise GabaritoError(f"{why}: rerun the study that writes it or restore it with git", path=path)

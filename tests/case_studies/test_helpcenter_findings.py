@@ -135,6 +135,9 @@ def test_log_rows_read_the_split_from_the_evaluation_file(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join([line("e.tuning.json", "a", {"hits": 1, "misses": 2}), "",
                               line("e.heldout.json", "", None), line("evaluation.json", "b", None)]) + "\n")
+    from gabarito.study.integrity import record
+
+    record(log, when="2026-12-02T19:00:40+00:00")  # as the study records the log it read
     rows = findings.log_rows(log)
     assert [r["split"] for r in rows] == ["tuning", "heldout", "all"]
     assert rows[1]["label"] is None and rows[0]["cache"] == {"hits": 1, "misses": 2}

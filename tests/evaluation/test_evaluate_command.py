@@ -177,17 +177,20 @@ def test_compare_refuses_an_edited_run_in_one_line(runs, tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and str(ranked / "run.trec") in proc.stderr
 
 
-def test_a_run_without_ranked_lists_still_compares_on_its_rows(runs, tmp_path):
-    """A run folder written before the TREC files and the manifest: RR@n and hit@n as before,
-    another measure refused in one line."""
+def test_a_run_without_ranked_lists_still_compares_on_its_rows(runs, tmp_path, monkeypatch):
+    """A run folder written before the TREC files and the manifest, listed as such: RR@n and hit@n
+    as before, another measure refused in one line. Not listed, it is refused (issue 39, F8)."""
     _log, folders = runs
     old = tmp_path / "old"
     shutil.copytree(folders[1], old)
-    for name in ("run.trec", "qrels.trec", MANIFEST, f".{MANIFEST}.lock"):
+    for name in ("run.trec", "qrels.trec", MANIFEST):
         (old / name).unlink()
     rec = record(old)
     del rec["trec"], rec["report"]
     (old / "run.json").write_text(json.dumps(rec), encoding="utf-8")
+    proc = gabarito(tmp_path, "compare", str(folders[0]), str(old), "--measure", "hit@1")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and f"has no {MANIFEST}" in proc.stderr
+    monkeypatch.setenv("GABARITO_LEGACY_FOLDERS", str(old))  # listed by the user as older than manifests
     assert gabarito(tmp_path, "compare", str(folders[0]), str(old), "--measure", "hit@1").returncode == 0
     proc = gabarito(tmp_path, "compare", str(folders[0]), str(old), "--measure", "nDCG@10")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "has no ranked lists" in proc.stderr
