@@ -57,14 +57,9 @@ def _memory(chunks, vectors, encoder, cfg: EvalConfig):
 
 def search_timeout() -> float:
     """Seconds one ArcadeDB search may take: ``$GABARITO_ARCADEDB_TIMEOUT``, 120 by default."""
-    text = os.environ.get("GABARITO_ARCADEDB_TIMEOUT") or "120"
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not seconds > 0:
-        raise GabaritoError(f"GABARITO_ARCADEDB_TIMEOUT must be a number of seconds above 0, not {text!r}")
-    return seconds
+    from gabarito.retrieval.arcadedb.client import check_timeout
+
+    return check_timeout(os.environ.get("GABARITO_ARCADEDB_TIMEOUT") or "120", "GABARITO_ARCADEDB_TIMEOUT")
 
 
 def index_parts(chunks, vectors, model: dict | None, analyzer_class: str | None, encoder=None) -> dict:

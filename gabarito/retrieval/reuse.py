@@ -3,7 +3,8 @@
 An index is reused only when it is *verifiably whole*: its stored fingerprint equals the one
 asked for, its build wrote the completion record (the last thing a build writes, see
 :func:`seal`), the records read by a scan (not ``count(*)``, which ArcadeDB answers from its
-metadata) are as many as asked for, a sample of them reads back with the same text, and probe
+metadata) are as many as asked for, the ids a scan reads are the ids built (a garbled ``doc_id``
+anywhere is found), a sample of the records reads back with the same text, and probe
 searches answer what they answered right after the build. Anything else (another corpus, model,
 weights, dimension, analyzer or parameters, a build that was interrupted at any point, damaged
 files, an index from an older layout) is dropped and built again, after one notice. When even
@@ -101,6 +102,9 @@ def damage(index, key: str, rows: Sequence[dict], fields: Sequence[str], vectors
     scanned = index.scan_count()
     if done.get("count") != len(rows) or scanned != len(rows):
         return f"a scan reads {scanned} records, not {len(rows)}"
+    stray = _stray_id(index.stored_ids(), rows)
+    if stray is not None:
+        return stray
     wanted = [rows[i] for i in sample_positions(len(rows))]
     stored = index.records([r["doc_id"] for r in wanted])
     for row in wanted:
@@ -108,6 +112,19 @@ def damage(index, key: str, rows: Sequence[dict], fields: Sequence[str], vectors
             return f"record {row['doc_id']!r} does not read back as it was written"
     if _probes(index, rows, fields, vectors) != done.get("probes"):
         return "a probe search answers differently than right after its build"
+    return None
+
+
+def _stray_id(stored: Sequence[object], rows: Sequence[dict]) -> str | None:
+    """Why the ids a scan reads are not the ids the build wrote (the rows of the same
+    fingerprint), or ``None``: a garbled ``doc_id`` outside the sampled records and the probes'
+    answers would otherwise be reused and returned by a search."""
+    written = {r["doc_id"] for r in rows}
+    stray = next((d for d in stored if d not in written), None)
+    if stray is not None:
+        return f"a scan reads the id {stray!r}, which its build did not write"
+    if len(set(stored)) != len(written):
+        return f"a scan reads {len(set(stored))} distinct ids, not {len(written)}"
     return None
 
 

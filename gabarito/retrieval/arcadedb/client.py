@@ -3,15 +3,51 @@ SQL with bound parameters only; failures are one line naming the server URL."""
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
 from gabarito.errors import GabaritoError
 
 _DB_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
+#: The longest a request may be given (seconds): a day. Longer ones overflow the socket's clock.
+MAX_TIMEOUT = 86400.0
+
+
+def check_url(url: str) -> str:
+    """``url`` when it is an ``http(s)://host[:port]`` address without credentials; a user name or
+    password inside it would be recorded with the run, so it is refused in one line that does
+    not repeat it."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is no number
+    except ValueError:
+        parts = None
+    if parts is not None and "@" in parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        raise GabaritoError(f"the ArcadeDB URL {parts.scheme}://***@{host} holds a user name or password, which "
+                            f"would be recorded with the run; give the URL without them and set "
+                            f"GABARITO_ARCADEDB_USER and GABARITO_ARCADEDB_PASSWORD")
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise GabaritoError(f"the ArcadeDB URL {url!r} is not an http:// or https:// address with a host")
+    return url
+
+
+def check_timeout(value: object, what: str) -> float:
+    """``value`` as seconds: a finite number above 0 and at most :data:`MAX_TIMEOUT`; else one
+    line naming ``what`` (e.g. the environment variable it came from)."""
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not 0 < seconds <= MAX_TIMEOUT:
+        raise GabaritoError(f"{what} must be a number of seconds above 0 and at most {MAX_TIMEOUT:g} (a day), "
+                            f"not {value!r}")
+    return seconds
 
 
 class ServerError(GabaritoError):
@@ -49,11 +85,12 @@ class ArcadeClient:
     """JSON-over-HTTP client for one database. SQL text is fixed; user values go in ``params``."""
 
     def __init__(self, url: str, user: str, password: str, database: str, timeout: float = 120.0):
+        check_url(url)
         if not _DB_NAME.match(database or ""):
             raise GabaritoError(f"ArcadeDB at {url}: database name {database!r} is not letters, digits, _ or -")
         self.url = url.rstrip("/")
         self.database = database
-        self.timeout = timeout
+        self.timeout = check_timeout(timeout, "the ArcadeDB client's timeout")
         self.session = requests.Session()
         self.session.auth = (user, password)
 

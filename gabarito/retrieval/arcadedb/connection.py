@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gabarito.errors import GabaritoError
-from gabarito.retrieval.arcadedb.client import ArcadeClient
+from gabarito.retrieval.arcadedb.client import ArcadeClient, check_url
 from gabarito.retrieval.arcadedb.server import ArcadeServer
 
 
@@ -54,6 +54,7 @@ def connect(url: str | None = None, *, root_dir: str | Path | None = None, datab
     url = url or os.environ.get("GABARITO_ARCADEDB_URL") or None
     server = None
     if url:
+        check_url(url)  # before any message could repeat a password inside it
         user = user or os.environ.get("GABARITO_ARCADEDB_USER") or "root"
         password = password if password is not None else os.environ.get("GABARITO_ARCADEDB_PASSWORD")
         if not password:

@@ -227,6 +227,11 @@ class ArcadeIndex:
         sql = f"SELECT count(*) AS n FROM {self.type_name} WHERE doc_id IS NOT NULL"
         return int(self.client.query(sql)[0]["n"])
 
+    def stored_ids(self) -> list[str]:
+        """The ``doc_id`` of every record, as a scan of the type reads them (not through the
+        ``doc_id`` index, which still holds the id that was written when a record was garbled)."""
+        return [r.get("doc_id") for r in self.client.query(f"SELECT doc_id FROM {self.type_name}")]
+
     def records(self, doc_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """``{doc_id: {doc_id, <text fields>}}`` of the records with these ids (found through the
         ``doc_id`` index)."""

@@ -30,6 +30,8 @@ from gabarito.retrieval.arcadedb.client import _server_error
 PASSWORD_FILE = "root-password"
 LOG_FILE = "server.log"
 PID_FILE = "server.pid"
+#: The private (0700) folder a crashing JVM writes its report in.
+CRASH_DIR = "crash"
 # The JVM options the wheel's own launcher (arcadedb_embedded/jvm.py) uses for the engine.
 _JVM_FLAGS = ("--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
               "-Djava.awt.headless=true", "-Dfile.encoding=UTF8", "-Dpolyglot.engine.WarnInterpreterOnly=false",
@@ -117,6 +119,20 @@ def _write_private(path: Path, text: str) -> None:
         fh.write(text)
 
 
+def private_dir(path: Path) -> Path:
+    """``path`` as a folder only its owner can enter (mode 0700), created when missing."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+def _crash_flags(folder: Path) -> tuple[str, ...]:
+    """Where a crashing JVM writes: its error report and compiler replay file in ``folder``
+    (private, see :func:`private_dir`), and no core dump (a copy of the heap, password included)."""
+    return (f"-XX:ErrorFile={folder / 'hs_err_pid%p.log'}", f"-XX:ReplayDataFile={folder / 'replay_pid%p.log'}",
+            "-XX:-CreateCoredumpOnCrash")
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -128,7 +144,9 @@ class ArcadeServer:
 
     The root password is generated with :mod:`secrets` on first start and kept in
     ``root_dir/root-password`` (mode 0600), so a restart on the same root dir finds its
-    databases again. It reaches the JVM through a 0600 ``@argfile``, not the command line.
+    databases again. The JVM reads it from that file (``arcadedb.server.rootPasswordPath``), so it
+    is on no command line and in no crash report; a crash report goes to the private (0700)
+    folder ``root_dir/crash``.
 
     ``package`` starts the server of another ``arcadedb_embedded`` copy (a folder with ``jars/``
     and ``jre/``); ``extra_args`` are more JVM ``-D`` options (e.g. the HA settings). While it
@@ -182,14 +200,16 @@ class ArcadeServer:
         _write_private(path, password + "\n")
         return password
 
-    def _command(self, argfile: Path) -> list[str]:
+    def _command(self, password_file: Path) -> list[str]:
         pkg = package_dir(self.package)
         java = pkg / "jre" / "bin" / "java"
         if not java.exists():
             raise GabaritoError("the Java runtime bundled with arcadedb-embedded is missing", path=java)
         return [
-            str(java), f"-Xmx{self.heap}", *_JVM_FLAGS, f"-XX:ErrorFile={self.root_dir / 'hs_err_pid%p.log'}",
-            f"@{argfile}",  # -Darcadedb.server.rootPassword=..., kept off the process list
+            str(java), f"-Xmx{self.heap}", *_JVM_FLAGS, *_crash_flags(self.root_dir / CRASH_DIR),
+            # the first start creates the root user from this 0600 file; the password itself is on
+            # no command line, in no JVM option and so in no crash report
+            f"-Darcadedb.server.rootPasswordPath={password_file}",
             f"-Darcadedb.server.rootPath={self.root_dir}",
             f"-Darcadedb.server.databaseDirectory={self.root_dir / 'databases'}",
             "-Darcadedb.server.httpIncomingHost=127.0.0.1",
@@ -223,31 +243,24 @@ class ArcadeServer:
         except BaseException:
             self.stop()
             raise
-        finally:
-            (self.root_dir / "jvm-secret.args").unlink(missing_ok=True)
         return self
 
     def _launch(self) -> None:
-        argfile = self.root_dir / "jvm-secret.args"
-        _write_private(argfile, f"-Darcadedb.server.rootPassword={self.password}\n")
-        try:
-            command = self._command(argfile)
-            with open(self.log_path, "ab") as log:
-                log.write(f"\n=== gabarito: starting ArcadeDB on {self.url} at {time.ctime()} ===\n".encode())
-                log.flush()
-                try:
-                    self.process = subprocess.Popen(
-                        command, cwd=self.root_dir, stdin=subprocess.DEVNULL, stdout=log,
-                        stderr=subprocess.STDOUT, start_new_session=True,
-                        preexec_fn=ownership.die_with_parent() if self.die_with_owner else None)
-                except OSError as exc:
-                    raise GabaritoError(f"cannot launch the bundled Java: {exc}", path=command[0]) from exc
-            (self.root_dir / PID_FILE).write_text(f"{self.process.pid}\n")
-            (self.root_dir / ownership.OWNER_FILE).write_text(
-                json.dumps(ownership.owner_record(self.process.pid, self.port)) + "\n", encoding="utf-8")
-        except BaseException:
-            argfile.unlink(missing_ok=True)
-            raise
+        command = self._command(self.root_dir / PASSWORD_FILE)
+        private_dir(self.root_dir / CRASH_DIR)
+        with open(self.log_path, "ab") as log:
+            log.write(f"\n=== gabarito: starting ArcadeDB on {self.url} at {time.ctime()} ===\n".encode())
+            log.flush()
+            try:
+                self.process = subprocess.Popen(
+                    command, cwd=self.root_dir, stdin=subprocess.DEVNULL, stdout=log,
+                    stderr=subprocess.STDOUT, start_new_session=True,
+                    preexec_fn=ownership.die_with_parent() if self.die_with_owner else None)
+            except OSError as exc:
+                raise GabaritoError(f"cannot launch the bundled Java: {exc}", path=command[0]) from exc
+        (self.root_dir / PID_FILE).write_text(f"{self.process.pid}\n")
+        (self.root_dir / ownership.OWNER_FILE).write_text(
+            json.dumps(ownership.owner_record(self.process.pid, self.port)) + "\n", encoding="utf-8")
 
     def _ready(self) -> bool:
         try:
