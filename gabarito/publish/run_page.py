@@ -6,7 +6,7 @@ Built from the run record (``run.json``): the summary from the scorer's typed re
 "no answer" thresholds where questions without an answer exist (all from
 :mod:`gabarito.evaluation.findings`, which the site's evaluate chapter reads too), and the run's
 settings and provenance. Tables through :func:`gabarito.publish.tables.html_table`, figures
-through :mod:`gabarito.publish.charts`, numbers through :mod:`gabarito.publish.formatting`; the
+as inline SVG (:mod:`gabarito.publish.svg`), numbers through :mod:`gabarito.publish.formatting`; the
 page is one self-contained file (:mod:`gabarito.publish.standalone`).
 """
 
@@ -20,7 +20,7 @@ from gabarito.evaluation import findings
 from gabarito.evaluation.paired import verified
 from gabarito.hashing import atomic_write_bytes
 from gabarito.measure.report import Report
-from gabarito.publish import charts, labels, standalone
+from gabarito.publish import labels, standalone, svg
 from gabarito.publish import formatting as fmt
 from gabarito.publish.formatting import Html, code, text
 from gabarito.publish.tables import html_table
@@ -58,8 +58,7 @@ def summary_section(record: dict) -> list[str]:
             for m in measures]
     out.append(html_table(["Medida", "Média", "Intervalo de 95%"], rows, align=["l", "r", "r"], table_id="resumo"))
     block = report.to_dict(per_query=False)
-    fig = charts.metrics_bars(block, [METHOD], measures, labels={METHOD: "Esta execução"})
-    out.append(standalone.figure(fig))
+    out.append(svg.metrics_bars(block, [METHOD], measures, labels={METHOD: "Esta execução"}))
     return out
 
 
@@ -110,11 +109,11 @@ def no_answer_section(record: dict) -> list[str]:
     if not findings.has_unanswerable(rows):
         return []
     scores = findings.top_scores(rows)
-    fig = charts.score_boxes([("Esta execução", scores["answerable"], scores["unanswerable"])],
-                             yaxis_title="Escore do 1º resultado")
+    fig = svg.score_boxes([("Esta execução", scores["answerable"], scores["unanswerable"])],
+                          yaxis_title="Escore do 1º resultado")
     out = ["<h2>Perguntas sem resposta: um limiar no escore</h2>",
            "<p>O escore do primeiro resultado, nas perguntas com e sem resposta no acervo. Abaixo de um limiar, a "
-           "busca pode dizer que não encontrou em vez de dar uma resposta errada.</p>", standalone.figure(fig)]
+           "busca pode dizer que não encontrou em vez de dar uma resposta errada.</p>", fig]
     if record["config"].get("method") == "hybrid":
         out.append('<p class="gabarito-warning">Nesta execução o escore é o de uma fusão RRF: mede posições, não '
                    "semelhança, e serve mal para um limiar.</p>")

@@ -4,9 +4,9 @@
 The page carries everything inline, so it opens from ``file://`` with no network: the site's own
 stylesheet and script (``site/assets/gabarito.css`` and ``gabarito.js``: tables that scroll in
 their box, per-question tables as cards on a phone), a few base rules that stand in for the site's
-theme, and plotly.js from the installed plotly package once, for the figures of
-:mod:`gabarito.publish.charts` drawn with the site's template (:mod:`gabarito.publish.plots`). A
-Content-Security-Policy forbids every request beyond the file itself.
+theme. Its figures are inline SVG (:mod:`gabarito.publish.svg`): no plotly.js, no script of their own,
+so a page weighs what its tables do. A Content-Security-Policy forbids every request beyond the file
+itself.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from gabarito.evaluation.compare import run_settings
-from gabarito.publish import labels, plots
+from gabarito.publish import labels
 from gabarito.publish.formatting import Html, code, short_hash, text
 
 ASSETS = Path(__file__).parent / "site" / "assets"
-#: No request beyond the file: inline styles, scripts (plotly evaluates code), images as data.
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'unsafe-eval'; "
-       "img-src data: blob:; font-src data:")
+#: No request beyond the file: inline styles and scripts, images as data.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; font-src data:"
 
 #: What the site's theme (Bootstrap) gives the pages and a page alone must bring.
 BASE_CSS = """
@@ -43,7 +42,7 @@ code { font-size: .88em; background: #f1f5f9; padding: 0 .2em; border-radius: .2
 .acerto { color: #166534; font-weight: 600; }
 .erro { color: #b91c1c; font-weight: 600; }
 .gabarito-returned { margin: 0; padding-left: 1.4rem; }
-.plotly-graph-div { margin: .5rem 0 1rem; }
+figure.gabarito-svg { margin: .5rem 0 1rem; }
 """
 
 
@@ -56,30 +55,16 @@ def _inline_script(source: str) -> str:
     return source.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
 
 
-def figure(fig, *, height: int | None = None) -> Html:
-    """A figure of :mod:`gabarito.publish.charts` as the site draws it (its template and
-    options), without plotly.js: the page carries it once (:func:`page`)."""
-    from plotly.io import to_html
-
-    fig.update_layout(template=plots.template())
-    out = to_html(fig, config=plots.CONFIG, include_plotlyjs=False, include_mathjax=False, full_html=False,
-                  default_width="100%", default_height=height or fig.layout.height or 420, validate=False)
-    return Html(out)
-
-
-def page(title: str, body: Iterable[str], *, figures: bool = True) -> str:
-    """The whole page: ``title`` (plain text) and the body's parts (HTML), with the site's
-    stylesheet and script inline, and plotly.js when ``figures``."""
+def page(title: str, body: Iterable[str]) -> str:
+    """The whole page: ``title`` (plain text) and the body's parts (HTML, figures as inline SVG),
+    with the site's stylesheet and script inline."""
     head = [
         '<!DOCTYPE html>', '<html lang="pt-BR">', "<head>", '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{html.escape(CSP)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{text(title)}</title>",
-        f"<style>{BASE_CSS}\n{_asset('gabarito.css')}</style>",
+        f"<style>{BASE_CSS}\n{_asset('gabarito.css')}</style>", "</head>",
     ]
-    if figures:
-        head.append(f"<script>{_inline_script(plots.plotly_js_path().read_text(encoding='utf-8'))}</script>")
-    head.append("</head>")
     return "\n".join([*head, '<body><main class="content">', *body, "</main>",
                       f"<script>{_inline_script(_asset('gabarito.js'))}</script>", "</body></html>\n"])
 

@@ -172,7 +172,7 @@ def test_both_pages_render_offline_in_portuguese_and_fit_390_px(runs, artifacts)
                 browser.viewport(width, height, mobile=width < 600)
                 browser.navigate(page.as_uri())
                 browser.wait_for("document.readyState === 'complete' && document.querySelectorAll('h2').length > 2", 60)
-                browser.wait_for("document.querySelectorAll('.plotly-graph-div .main-svg').length > 0", 30)
+                browser.wait_for("document.querySelectorAll('figure.gabarito-svg svg').length > 0", 30)
                 time.sleep(0.5)
                 assert browser.evaluate("document.documentElement.lang") == "pt-BR"
                 assert browser.evaluate("document.documentElement.scrollWidth") <= width
