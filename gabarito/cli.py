@@ -270,8 +270,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         for spec in (study, *map(study.variant, study.variants)):
             if spec.results_path.exists() and not args.force:
                 verify(spec.results_path)
-        for path in study.recorded_writes():
-            verify(path)
+        study.verify_files()  # samples, pools, run logs, run folders: refused, not printed and published
     for study in studies:
         for spec in (study, *map(study.variant, study.variants)):
             reason = "forced" if args.force else spec.staleness(args.mirror)

@@ -121,9 +121,15 @@ class StudySpec:
         return sha256_file(fetch(self.corpus["dataset"], mirror=mirror) / self.corpus["file"])
 
     def staleness(self, mirror: str | None = None) -> str | None:
-        """Why the results must be recomputed, or None when they are current."""
+        """Why the results must be recomputed, or None when they are current. A study (not a
+        variant) is also not current when a file its folder's manifests record, a run folder or a
+        run log under it is not the one its run wrote (:func:`gabarito.study.integrity.tree_problems`)."""
+        from gabarito.study.integrity import tree_problems
         from gabarito.study.records import stale_reason
 
+        if "/" not in self.name:  # a variant shares the folder: its study says it once
+            for path, why in tree_problems(self.dir):
+                return f"{os.path.relpath(path, self.dir)}: {why}"
         return stale_reason(self.results_path, gold_sha256=self.verify_gold(),
                             corpus_sha256=self.corpus_sha256(mirror))
 
@@ -153,12 +159,32 @@ class StudySpec:
         corpus = self.corpus_sha256(mirror) if (prov.get("corpus") or {}).get("sha256") else None
         return stale_reason(path, gold_sha256=gold_now, corpus_sha256=corpus)
 
-    def recorded_writes(self) -> list[Path]:
-        """The files of ``writes`` that a run recorded in their folder's results manifest."""
-        from gabarito.study.integrity import manifest_path, read_manifest
+    def written_integrity(self, entry: dict, rel: str) -> str | None:
+        """Why a file of ``writes`` is not byte for byte the one its script wrote or froze (modified,
+        unrecorded, not frozen), or None; a file not there is read by no one (None). Unlike
+        :meth:`file_state`, it reads no input (no dataset, no gold): what ``site`` and ``report`` refuse."""
+        from gabarito.study.integrity import state
 
-        return [self.dir / rel for entry, rel in self.written() if not entry.get("frozen_in")
-                and (self.dir / rel).name in read_manifest(manifest_path(self.dir / rel))]
+        path = self.dir / rel
+        if not path.exists():
+            return None
+        if entry.get("frozen_in"):
+            return _frozen_state(self.dir / entry["frozen_in"], path)
+        return state(path)
+
+    def verify_files(self) -> None:
+        """Refuse, in one line naming the file, the first file of this study that a page reads or a
+        command trusts and that is not the one its run wrote: the files of ``writes``
+        (:meth:`written_integrity`) and everything its folder's manifests, run folders and run logs
+        hold (:func:`gabarito.study.integrity.verify_tree`)."""
+        from gabarito.study.integrity import verify_tree
+
+        for entry, rel in self.written():
+            why = self.written_integrity(entry, rel)
+            if why:
+                raise GabaritoError(f"{why}: rerun {entry['script']} (or restore the file with git); "
+                                    "nothing is published from it", path=self.dir / rel)
+        verify_tree(self.dir)
 
 
 def _check_writes(writes, path: Path) -> None:
@@ -172,7 +198,10 @@ def _check_writes(writes, path: Path) -> None:
 
 def _frozen_state(manifest: Path, path: Path) -> str | None:
     """A file's state against the freeze manifest that holds its sha256."""
-    frozen = (read_json(manifest, missing="no freeze manifest") or {}).get("files") or {}
+    raw = read_json(manifest, missing="no freeze manifest")
+    frozen = raw.get("files") if isinstance(raw, dict) else None
+    if not isinstance(frozen, dict):
+        raise GabaritoError("not a freeze manifest: expected an object with 'files'", path=manifest)
     rel = os.path.relpath(path, manifest.parent)
     if rel not in frozen:
         return f"not frozen in {manifest.name}"

@@ -2,6 +2,10 @@
 
 0. Every results file must be byte for byte the one its run wrote: its sha256 equals the one
    recorded at write time in the folder's ``results.sha256.json`` (:mod:`gabarito.study.integrity`).
+   So must every other file a page reads: the files a study's ``writes`` declares (samples, pools,
+   keys: against their run's manifest or their freeze manifest), every file a manifest under
+   ``case-studies/`` records, every run folder and the run logs beside them
+   (:meth:`gabarito.study.spec.StudySpec.verify_files`, :func:`gabarito.study.integrity.verify_tree`).
 1. Every ``case-studies/*/gold.lock.json`` must still match its gold files
    (:func:`gabarito.inputs.gold.verify_frozen`), and every results file must record, in
    ``provenance.gold_sha256``, the sha256 of the gold files as they are now
@@ -20,6 +24,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 from gabarito.inputs.gold import verify_frozen
 from gabarito.study.integrity import verify as verify_results
+from gabarito.study.integrity import verify_tree
 from gabarito.study.records import check_results_gold
 
 #: The environment variable that allows results computed on a dirty tree.
@@ -52,8 +57,14 @@ def results_files(root: Path) -> list[tuple[Path, dict]]:
 def check_gold(root: Path) -> int:
     """Refuse gold that changed after freezing, and results computed against other gold; return
     the number of file hashes checked."""
+    from gabarito.study.spec import all_studies
+
     studies = Path(root) / "case-studies"
     checked = 0
+    if studies.is_dir():
+        for spec in all_studies(studies).values():
+            spec.verify_files()  # samples, pools, run logs and run folders: as their runs wrote them
+        verify_tree(studies)  # and those of folders no study.json declares
     for manifest in sorted(studies.glob("*/gold.lock.json")):
         checked += len(verify_frozen(manifest))
     for path, data in results_files(root):
