@@ -3,7 +3,10 @@
 Each notebook runs with the notebook's folder as working directory. The committed notebook is
 never written: the executed copy goes to ``.cache/site/executed/``. A notebook runs again only
 when it, a study file under ``case-studies/`` (results, run logs, page analysis), a data file
-under ``data/``, or the ``gabarito`` package changed since the last build.
+under ``data/``, or the ``gabarito`` package changed since the last build, or when the executed
+copy in the cache is not byte for byte the one the build wrote (its sha256 is kept in the cache's
+index beside the key). Each kernel gets a temporary folder of its own (``$TMPDIR``), removed when
+its notebook ends: what a page leaves there is not left on the machine.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path, PurePosixPath
@@ -91,6 +96,8 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    scratch = tempfile.mkdtemp(prefix="gabarito-kernel-")  # the page's temporary files, removed below
+    env["TMPDIR"] = env["TEMP"] = env["TMP"] = scratch
     # the native kernel of *this* interpreter, whatever kernelspecs the user has installed
     ksm = KernelSpecManager(kernel_dirs=[], ensure_native_kernel=True)
     km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=ksm)
@@ -121,6 +128,7 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
         _close(loop)
         if log:
             stderr.close()
+        shutil.rmtree(scratch, ignore_errors=True)
     return nb
 
 
@@ -192,7 +200,9 @@ def _close(loop: asyncio.AbstractEventLoop) -> None:
 
 
 class Cache:
-    """Executed notebooks from the last build, keyed by the notebook's hash and :func:`inputs_digest`."""
+    """Executed notebooks from the last build, keyed by the notebook's hash and :func:`inputs_digest`;
+    the index keeps each executed copy's sha256 too (``{"key", "sha256"}``), and a copy that no longer
+    has it (edited, cut short, an index of an older build) is not used."""
 
     def __init__(self, root: Path):
         self.dir = Path(root) / ".cache" / "site"
@@ -201,13 +211,21 @@ class Cache:
             self.index = json.loads(self.index_path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             self.index = {}
+        if not isinstance(self.index, dict):  # a damaged index: nothing cached is trusted
+            self.index = {}
 
     def path(self, rel: PurePosixPath) -> Path:
         return self.dir / "executed" / rel
 
     def get(self, rel: PurePosixPath, key: str) -> Path | None:
         p = self.path(rel)
-        return p if self.index.get(str(rel)) == key and p.is_file() else None
+        entry = self.index.get(str(rel))
+        if not isinstance(entry, dict) or entry.get("key") != key or not p.is_file():
+            return None
+        if sha256_file(p) != entry.get("sha256"):
+            say(f"{rel}: the cached outputs are not the ones the last build wrote; running it again")
+            return None
+        return p
 
     def put(self, rel: PurePosixPath, key: str, nb) -> Path:
         import nbformat
@@ -217,7 +235,7 @@ class Cache:
         tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex}.tmp")
         nbformat.write(nb, str(tmp))
         os.replace(tmp, p)
-        self.index[str(rel)] = key
+        self.index[str(rel)] = {"key": key, "sha256": sha256_file(p)}
         atomic_write_json(self.index_path, self.index)
         return p
 
