@@ -10,10 +10,14 @@ from gabarito.errors import GabaritoError
 
 
 def read_json(path: str | Path, *, missing: str = "file not found"):
-    """Parse a JSON file; a missing file or invalid JSON is a one-line :class:`GabaritoError`."""
+    """Parse a JSON file (a leading byte-order mark is skipped); a missing file, invalid JSON or
+    JSON nested too deeply to parse is a one-line :class:`GabaritoError`."""
     path = Path(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
+    except RecursionError:
+        raise GabaritoError("JSON nested too deeply to read (more than about 1,000 levels of [ or {)",
+                            path=path) from None
     except FileNotFoundError:
         raise GabaritoError(missing, path=path) from None
     except UnicodeDecodeError as exc:
@@ -27,9 +31,11 @@ def columns(path: str | Path, n: int, what: str) -> Iterator[tuple[int, list[str
     fields (``what`` names the format in the error, e.g. "a TREC run line")."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a leading byte-order mark is no part of the first id
     except FileNotFoundError:
         raise GabaritoError("file not found", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise GabaritoError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     for lineno, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             parts = line.split()

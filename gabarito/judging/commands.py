@@ -19,6 +19,8 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 
 COMMANDS = ("pool", "judge", "judgments")
+#: the fewest bootstrap resamples ``judgments import`` takes (as ``gabarito study --resamples``)
+MIN_RESAMPLES = 100
 
 
 def add_parsers(sub) -> None:
@@ -76,11 +78,12 @@ def _recorded_inputs(runs: list[Path]) -> tuple[Path | None, Path | None]:
 def cmd_pool(args: argparse.Namespace) -> int:
     from gabarito.hashing import sha256_file
     from gabarito.inputs.documents import corpus_sha256, load_documents
-    from gabarito.judging.pool import known_answers, lock_path, make_pool, question_texts, read_run, write_pool
+    from gabarito.judging.pool import check_new, known_answers, lock_path, make_pool, question_texts, read_run, write_pool
 
-    for target in (args.out, lock_path(args.out)):
-        if target.exists():
-            raise GabaritoError("already exists; a frozen pool is never rewritten: choose another --out", path=target)
+    check_seed(args.seed)
+    if args.depth < 1:
+        raise GabaritoError(f"--depth must be at least 1, not {args.depth}")
+    check_new(args.out)
     docs_path, eval_path = _recorded_inputs(args.runs)
     docs_path, eval_path = args.documents or docs_path, args.evaluation or eval_path
     if docs_path is None or eval_path is None:
@@ -104,6 +107,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from gabarito.judging.page import write_page
     from gabarito.judging.pool import read_pool
 
+    if args.out.is_dir():
+        raise GabaritoError("is a folder: --out names the page file to write (e.g. ana.html)", path=args.out)
     pool, sha = read_pool(args.pool)
     write_page(args.out, pool, sha, args.assessor, args.guide)
     n = sum(len(q["candidates"]) for q in pool["questions"])
@@ -115,6 +120,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     from gabarito.judging.importing import import_judgments, kappa_line
     from gabarito.measure.stats import DEFAULT_SEED
 
+    if args.seed is not None:
+        check_seed(args.seed)
+    if args.resamples < MIN_RESAMPLES:
+        raise GabaritoError(f"--resamples must be at least {MIN_RESAMPLES} (for a 95% interval), not {args.resamples}")
+    if args.out.exists() and not args.out.is_dir():
+        raise GabaritoError("is a file: --out names the folder for agreement, adjudication pool and qrels",
+                            path=args.out)
     result = import_judgments(args.grades, args.pool, args.out, adjudication=args.adjudication,
                               seed=DEFAULT_SEED if args.seed is None else args.seed, resamples=args.resamples)
     if "agreement" in result:
@@ -135,9 +147,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_seed(seed: int) -> None:
+    """A seed is a whole number from 0 to 2**32 - 1 (what the shuffles and the bootstrap take)."""
+    if not 0 <= seed < 2 ** 32:
+        raise GabaritoError(f"--seed must be a whole number from 0 to {2 ** 32 - 1}, not {seed}")
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.cmd == "pool":
-        return cmd_pool(args)
-    if args.cmd == "judge":
-        return cmd_judge(args)
-    return cmd_import(args)
+    """Run a judging command; SIGTERM and SIGHUP end it like Ctrl-C (temporary files removed), and
+    a file the system refuses to read or write is one line naming it."""
+    from gabarito.judging.staging import terminations_exit
+
+    terminations_exit()
+    command = cmd_pool if args.cmd == "pool" else cmd_judge if args.cmd == "judge" else cmd_import
+    try:
+        return command(args)
+    except OSError as exc:
+        raise GabaritoError(f"cannot read or write it ({exc.strerror or exc})", path=exc.filename) from None

@@ -20,8 +20,10 @@ Given the grades of one or two assessors on the same frozen pool (:mod:`gabarito
   whose candidates were all graded 0 has no relevant id: ``gabarito evaluate`` reads it as a
   question the documents do not answer.
 
-Every input is checked and every output computed before the first file is written; frozen qrels
-are never rewritten.
+Every input is checked and every output computed before the first file is written; the files are
+then placed together or not at all (:mod:`gabarito.judging.staging`). Frozen means frozen: a
+folder whose qrels are frozen takes no further import, and two grades files that differ only in
+the assessor's name (a copy) are refused.
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from typing import Sequence
 
 from gabarito.core.runs import Qrels
 from gabarito.errors import GabaritoError
-from gabarito.hashing import atomic_write_json, atomic_write_text, sha256_file
-from gabarito.inputs.gold import freeze
+from gabarito.files import read_json
+from gabarito.hashing import sha256_file
 from gabarito.judging.grades import read_grades
-from gabarito.judging.pool import lock_path, pool_pairs, read_pool, sub_pool, write_pool
+from gabarito.judging.pool import pool_pairs, read_pool, stage_pool, sub_pool
+from gabarito.judging.staging import Stage, staging
 from gabarito.measure.agreement import agreement_summary
 from gabarito.measure.judgments import combine, graded_qrels, resolutions
 from gabarito.measure.stats import DEFAULT_SEED
@@ -82,6 +85,11 @@ def _assessors(grades: Sequence[str | Path], pool: dict, sha: str) -> tuple[list
     names = [name for name, _ in read]
     if len(set(names)) != len(names):
         raise GabaritoError(f"two grades files by the same assessor {names[0]!r}", path=grades[1])
+    if len(grades) == 2:
+        first, second = ({k: v for k, v in read_json(p).items() if k != "assessor"} for p in grades)
+        if first == second:
+            raise GabaritoError(f"is {grades[0]} with only the assessor's name changed (the same grades, exported "
+                                f"at the same time): a copy is not a second assessor", path=grades[1])
     return names, read[0][1], read[-1][1]
 
 
@@ -98,22 +106,48 @@ def _adjudicator(adjudication: Path, out: Path, adj_pool: dict | None, adj_sha: 
     return adjudicator, c
 
 
-def _freeze_qrels(out: Path, pool: dict, sha: str, combined: dict, names: list[str], adjudicator: str | None) -> list[Path]:
-    """Write the qrels, the evaluation files and the judgments, then freeze them together."""
+def _stage_qrels(stage: Stage, pool: dict, sha: str, combined: dict, names: list[str],
+                 adjudicator: str | None) -> list[str]:
+    """Stage the qrels, the evaluation files and the judgments, and their freeze manifest (last)."""
     qrels = graded_qrels(combined["pairs"], [q["id"] for q in pool["questions"]])
-    files = [out / n for n in (QRELS, EVALUATION, EVALUATION_2, JUDGMENTS)]
-    atomic_write_text(files[0], qrels.to_trec())
-    atomic_write_json(files[1], _evaluation_records(pool, qrels))
-    atomic_write_json(files[2], _evaluation_records(pool, qrels, min_grade=2))
-    atomic_write_json(files[3], {"schema": "gabarito.judgments/1", "pool_sha256": sha, "assessors": names,
+    stage.write_text(QRELS, qrels.to_trec())
+    stage.write_json(EVALUATION, _evaluation_records(pool, qrels))
+    stage.write_json(EVALUATION_2, _evaluation_records(pool, qrels, min_grade=2))
+    stage.write_json(JUDGMENTS, {"schema": "gabarito.judgments/1", "pool_sha256": sha, "assessors": names,
                                  "adjudicator": adjudicator,
                                  "pairs": [{"pair": pid, **{k: v for k, v in p.items() if k != "expected"}}
                                            for pid, p in combined["pairs"].items()]})
+    files = [QRELS, EVALUATION, EVALUATION_2, JUDGMENTS]
     topics = _topics(pool)
     if topics is not None:  # `gabarito evaluate --evaluation topics.txt --qrels qrels.trec` reads them too
-        files.append(atomic_write_text(out / TOPICS, topics))
-    freeze(out / QRELS_LOCK, files, note=f"graded qrels of pool {sha[:12]}, frozen at import")
-    return files
+        files.append(TOPICS)
+        stage.write_text(TOPICS, topics)
+    stage.freeze(QRELS_LOCK, files, note=f"graded qrels of pool {sha[:12]}, frozen at import")
+    return [*files, QRELS_LOCK]
+
+
+def _check_folder(out: Path) -> None:
+    """Frozen means frozen: a folder whose graded qrels are frozen takes no further import (its
+    agreement, judgments and qrels stay as they are), nor does one an interrupted import of an
+    earlier version left with qrels and no manifest."""
+    if (out / QRELS_LOCK).exists():
+        raise GabaritoError("graded qrels are already frozen here; they are never rewritten, and a folder with "
+                            "frozen qrels takes no further import: import into another --out", path=out / QRELS_LOCK)
+    left = [n for n in (QRELS, EVALUATION, EVALUATION_2, JUDGMENTS, TOPICS) if (out / n).exists()]
+    if left:
+        raise GabaritoError(f"holds {left[0]} without {QRELS_LOCK} (an import was stopped part way): import into "
+                            f"another --out", path=out)
+
+
+def _check_agreement(out: Path, sha: str, names: list[str]) -> None:
+    """An agreement already in ``out`` must be that of the same assessors on the same pool."""
+    path = out / AGREEMENT
+    if path.exists():
+        old = read_json(path)
+        if not isinstance(old, dict) or old.get("pool_sha256") != sha or old.get("assessors") != names:
+            raise GabaritoError(f"holds the agreement of other assessors or another pool "
+                                f"({(old or {}).get('assessors') if isinstance(old, dict) else None}), not of "
+                                f"{names}: import into another --out", path=path)
 
 
 def _topics(pool: dict) -> str | None:
@@ -131,6 +165,7 @@ def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: s
                      resamples: int = 10000) -> dict:
     """Check, compute, then write; returns what was found and written (paths as strings)."""
     out = Path(out)
+    _check_folder(out)
     pool, sha = read_pool(pool_path)
     if pool.get("kind") != "pool":
         raise GabaritoError("is an adjudication pool: import the grades of the original pool", path=pool_path)
@@ -155,21 +190,22 @@ def import_judgments(grades: Sequence[str | Path], pool_path: str | Path, out: s
             agreement["adjudication"] = {"assessor": result["adjudicator"], "pool_sha256": adj_sha,
                                          **resolutions(combine(a, b, c, key, {})["pairs"])}
     awaiting = bool(differ) and not c  # disagreements, no adjudication yet: no qrels
-    if not awaiting and (out / QRELS_LOCK).exists():
-        raise GabaritoError("graded qrels are already frozen here; they are never rewritten", path=out / QRELS_LOCK)
-    # everything is checked: write
-    out.mkdir(parents=True, exist_ok=True)
-    if agreement is not None:
-        result["written"].append(str(atomic_write_json(out / AGREEMENT, agreement)))
-    if new_adj:
-        write_pool(out / ADJ_POOL, adj_pool, note="the assessors' disagreements, frozen before adjudication")
-        result["written"] += [str(out / ADJ_POOL), str(lock_path(out / ADJ_POOL))]
+    _check_agreement(out, sha, names)
+    # everything is checked: write, all files together or none (the freeze manifests last)
+    with staging(out) as stage:
+        staged = []
+        if agreement is not None:
+            stage.write_json(AGREEMENT, agreement)
+            staged.append(AGREEMENT)
+        if new_adj:
+            staged += stage_pool(stage, ADJ_POOL, adj_pool, "the assessors' disagreements, frozen before adjudication")
+        if not awaiting:
+            staged += _stage_qrels(stage, pool, sha, combine(a, b, c, key, {}), names, result.get("adjudicator"))
+        result["written"] = [str(p) for p in stage.place(staged, replace=[AGREEMENT])]
     result["adjudication_pool"] = str(out / ADJ_POOL) if adj_pool is not None else None
     result["qrels"] = None
     if not awaiting:
-        files = _freeze_qrels(out, pool, sha, combine(a, b, c, key, {}), names, result.get("adjudicator"))
-        result["qrels"], result["qrels_sha256"] = str(files[0]), sha256_file(files[0])
-        result["written"] += [*map(str, files), str(out / QRELS_LOCK)]
+        result["qrels"], result["qrels_sha256"] = str(out / QRELS), sha256_file(out / QRELS)
     return result
 
 

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Mapping
 
 from gabarito.errors import GabaritoError
-from gabarito.hashing import atomic_write_text
 from gabarito.judging.markdown import to_html
+from gabarito.judging.staging import staging
 
 ASSETS = Path(__file__).with_name("assets")
+#: the template's markers, each replaced once by :func:`page_html`
+MARKER = re.compile(r"__(?:CSS|JS|GUIDE|DATA|ASSESSOR|SHORT_SHA|TOTAL)__")
 DEFAULT_GUIDE = ASSETS / "guia_de_avaliacao.md"
 
 
@@ -54,12 +57,9 @@ def page_html(pool: Mapping, pool_sha256: str, assessor: str, guide_markdown: st
         "__SHORT_SHA__": pool_sha256[:12],
         "__TOTAL__": str(sum(len(q["candidates"]) for q in questions)),
     }
-    out = template
-    for key in ("__CSS__", "__GUIDE__", "__ASSESSOR__", "__SHORT_SHA__", "__TOTAL__"):
-        out = out.replace(key, parts[key])
-    head, sep, tail = out.partition("__DATA__")  # data and script last: their text is never rescanned
-    tail_head, sep2, tail_tail = tail.partition("__JS__")
-    return head + parts["__DATA__"] + tail_head + parts["__JS__"] + tail_tail
+    # one pass over the template only: a marker inside a substituted text (a guide or an assessor
+    # named "__DATA__") is text, never substituted in turn
+    return MARKER.sub(lambda m: parts[m.group(0)], template)
 
 
 def write_page(out: str | Path, pool: Mapping, pool_sha256: str, assessor: str,
@@ -72,4 +72,9 @@ def write_page(out: str | Path, pool: Mapping, pool_sha256: str, assessor: str,
         raise GabaritoError("grading guide not found", path=guide_path) from None
     except UnicodeDecodeError as exc:
         raise GabaritoError(f"grading guide is not UTF-8 text (byte {exc.start})", path=guide_path) from None
-    return atomic_write_text(out, page_html(pool, pool_sha256, assessor, guide_text))
+    page = page_html(pool, pool_sha256, assessor, guide_text)
+    out = Path(out)
+    with staging(out.parent) as stage:
+        stage.write_text(out.name, page)
+        stage.place([out.name], replace=[out.name])
+    return out

@@ -13,8 +13,10 @@ score, or which candidate is a known answer: ``meta`` holds only the depth, the 
 were pooled, whether known answers were added, counts, the date and the inputs' sha256.
 
 :func:`write_pool` refuses to replace an existing pool and writes ``<name>.lock.json`` beside it
-(:func:`gabarito.inputs.gold.freeze`); :func:`read_pool` verifies that manifest before returning
-the pool and its sha256, the key the judging page and the grades files carry.
+(:func:`gabarito.inputs.gold.freeze`), the two placed together or not at all
+(:mod:`gabarito.judging.staging`); :func:`read_pool` verifies that manifest before returning
+the pool and its sha256, the key the judging page and the grades files carry, and names a pool
+modified after it was frozen, or one left without its manifest.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from typing import Mapping, Sequence
 from gabarito.core.runs import Qrels, Run
 from gabarito.errors import GabaritoError
 from gabarito.files import read_json
-from gabarito.hashing import atomic_write_json, sha256_file
-from gabarito.inputs.gold import freeze, verify_frozen
+from gabarito.hashing import sha256_file
+from gabarito.inputs.gold import verify_frozen
 from gabarito.inputs.items import Document
 from gabarito.inputs.pools import assessment_pairs, build_pool
+from gabarito.judging.staging import Stage, staging
 
 SCHEMA = "gabarito.pool/1"
 KINDS = ("pool", "adjudication")
@@ -133,24 +136,65 @@ def make_pool(runs: Mapping[str, Run], documents: Sequence[Document], questions:
     return {"schema": SCHEMA, "kind": "pool", "meta": meta, "questions": items}
 
 
-def write_pool(path: str | Path, pool: Mapping, *, note: str = "pool frozen before any grade") -> str:
-    """Write ``pool`` and freeze it in its ``.lock.json``; returns its sha256. Refuses to replace
-    an existing pool or manifest (a pool is judged as it was frozen, never rewritten)."""
+def check_new(path: str | Path) -> None:
+    """Refuse to write a pool at ``path`` when it, or its manifest, is there (a frozen pool is never
+    rewritten; a pool left without its manifest by an interrupted command is named as such)."""
     path = Path(path)
+    if path.is_dir():
+        raise GabaritoError("is a folder: --out names the pool file to write (e.g. pool.json)", path=path)
+    _check_pair(path)
     for target in (path, lock_path(path)):
         if target.exists():
             raise GabaritoError("already exists; a frozen pool is never rewritten: choose another --out", path=target)
-    atomic_write_json(path, pool)
-    freeze(lock_path(path), [path], note=note)
+
+
+def _check_pair(path: Path) -> None:
+    """A pool without its manifest, or a manifest without its pool: what an interrupted command
+    of an earlier version could leave. Nobody can have judged such a pool (the page refuses it)."""
+    lock = lock_path(path)
+    if path.is_file() and not lock.exists():
+        raise GabaritoError(f"was never frozen (no {lock.name} beside it: the command that wrote it was stopped "
+                            f"before freezing it); nobody can have judged it: delete it and run that command "
+                            f"again", path=path)
+    if lock.exists() and not path.exists():
+        raise GabaritoError(f"pool file not found, but its freeze manifest {lock.name} is there (the command that "
+                            f"wrote them was stopped): delete {lock.name} and run that command again", path=path)
+
+
+def stage_pool(stage: Stage, name: str, pool: Mapping, note: str) -> list[str]:
+    """Write ``pool`` as ``name`` and its freeze manifest into ``stage``; returns both names, in
+    the order :meth:`Stage.place` must put them (the manifest last)."""
+    lock = lock_path(name).name
+    stage.write_json(name, pool)
+    stage.freeze(lock, [name], note)
+    return [name, lock]
+
+
+def write_pool(path: str | Path, pool: Mapping, *, note: str = "pool frozen before any grade") -> str:
+    """Write ``pool`` and freeze it in its ``.lock.json``, both or neither (:mod:`~gabarito.judging.staging`);
+    returns its sha256. Refuses to replace an existing pool or manifest (a pool is judged as it
+    was frozen, never rewritten)."""
+    path = Path(path)
+    check_new(path)
+    with staging(path.parent) as stage:
+        stage.place(stage_pool(stage, path.name, pool, note))
     return sha256_file(path)
 
 
 def read_pool(path: str | Path) -> tuple[dict, str]:
     """A frozen pool and its sha256; the manifest beside it must still match."""
     path = Path(path)
+    _check_pair(path)
     if not path.exists():
         raise GabaritoError("pool file not found", path=path)
-    verify_frozen(lock_path(path))
+    try:
+        verify_frozen(lock_path(path))
+    except GabaritoError as exc:
+        if exc.path is None or Path(exc.path) != path:
+            raise
+        raise GabaritoError(f"the pool was modified after it was frozen in {lock_path(path).name}: grades given "
+                            f"on it could not be trusted; put back the file as it was frozen, or make a new pool",
+                            path=path) from None
     data = read_json(path, missing="pool file not found")
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("kind") not in KINDS:
         raise GabaritoError(f"not a pool file (schema {SCHEMA})", path=path)

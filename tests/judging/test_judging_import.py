@@ -38,7 +38,7 @@ def pool_path(collection, tmp_path):
     return path
 
 
-def export(path, pool_path, assessor, grades, *, sha=None, **edit):
+def export(path, pool_path, assessor, grades, *, sha=None, exported_at="2026-12-04T00:00:00Z", **edit):
     """A grades file as the judging page exports it (``edit``: record index -> field overrides)."""
     pool, real_sha = read_pool(pool_path)
     pairs = pool_pairs(pool)
@@ -49,7 +49,7 @@ def export(path, pool_path, assessor, grades, *, sha=None, **edit):
     for i, fields in edit.get("records", {}).items():
         records[i].update(fields)
     path.write_text(json.dumps({"schema": "gabarito.grades/1", "pool_sha256": sha or real_sha,
-                                "assessor": assessor, "exported_at": "2026-12-04T00:00:00Z",
+                                "assessor": assessor, "exported_at": exported_at,
                                 "complete": True, "grades": records}), encoding="utf-8")
     return path
 
@@ -108,8 +108,8 @@ def test_disagreements_become_a_frozen_blind_pool_and_adjudication_freezes_qrels
 
 def test_agreement_everywhere_freezes_at_once_and_one_assessor_too(pool_path, tmp_path):
     a = export(tmp_path / "a.json", pool_path, "Ana", A)
-    result = import_judgments([a, export(tmp_path / "b.json", pool_path, "Bruno", A)], pool_path, tmp_path / "o1",
-                              resamples=100)
+    b = export(tmp_path / "b.json", pool_path, "Bruno", A, exported_at="2026-12-04T09:30:00Z")  # agreed, not copied
+    result = import_judgments([a, b], pool_path, tmp_path / "o1", resamples=100)
     assert result["n_disagreements"] == 0 and not (tmp_path / "o1" / "adjudication_pool.json").exists()
     assert result["qrels"] and (tmp_path / "o1" / "qrels.lock.json").exists()
     single = import_judgments([a], pool_path, tmp_path / "o2")
