@@ -9,10 +9,16 @@
 
 Both are plain ``dict`` subclasses, so JSON round trips and ``dict`` code keep working; the
 constructors normalise and validate their input.
+
+An id written to a TREC file (query, document, run tag) never holds a blank or a control or
+invisible format character (:func:`id_flaw`): the columns are separated by blanks, so such an id
+would shift them or start a new line. The writers refuse it in one line; the loaders of
+:mod:`gabarito.inputs` refuse it earlier, naming the input file and the record.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -23,14 +29,42 @@ from gabarito.hashing import atomic_write_text
 Pair = tuple[str, float]
 
 
+def id_flaw(text: str) -> str | None:
+    """What makes ``text`` unusable as an id of a TREC line -- a blank of any kind (``str.split``
+    separates columns on each), a control character (C0, DEL, C1) or an invisible format character
+    (category Cf: zero-width spaces, direction marks, BOM) -- named as ``"a space (U+0020)"``, ``"a
+    line feed (U+000A)"``...; None when ``text`` is usable."""
+    if text.isprintable() and " " not in text:  # the C-speed answer for nearly every id
+        return None
+    for ch in text:
+        if ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf"):
+            name = {" ": "space", "\t": "tab", "\n": "line feed", "\r": "carriage return"}.get(ch)
+            return f"a {name or unicodedata.name(ch, 'control character').lower()} (U+{ord(ch):04X})"
+    return None
+
+
+def check_trec_ids(ids: Iterable[str], what: str, *, path: object = None, record: object = None) -> None:
+    """Refuse, in one line, the first of ``ids`` that a TREC line cannot carry (:func:`id_flaw`)."""
+    for one in ids:
+        flaw = id_flaw(one)
+        if flaw is not None:
+            raise GabaritoError(f"{what} {one!r} holds {flaw}: an id in a TREC file cannot hold blanks or "
+                                f"control characters", path=path, record=record)
+
+
 def by_score(pairs: Iterable[Pair]) -> list[Pair]:
     """``(doc_id, score)`` pairs best first: score descending, ties by doc id ascending -- the
     one tie rule of every ranking in gabarito (engines, fusion, runs, measures)."""
     return sorted(pairs, key=lambda p: (-p[1], p[0]))
 
 
-def trec_run_lines(rankings: Mapping[str, Sequence[Pair]], tag: str) -> list[str]:
-    """TREC run lines ``qid Q0 doc rank score tag`` of lists already ranked (ranks from 1)."""
+def trec_run_lines(rankings: Mapping[str, Sequence[Pair]], tag: str, *, path: object = None) -> list[str]:
+    """TREC run lines ``qid Q0 doc rank score tag`` of lists already ranked (ranks from 1); an id or
+    tag a line cannot carry is refused (:func:`check_trec_ids`, ``path`` names the file)."""
+    check_trec_ids([tag], "run tag", path=path)
+    check_trec_ids(rankings, "query id", path=path)
+    for qid, pairs in rankings.items():
+        check_trec_ids({doc for doc, _ in pairs}, "document id", path=path, record=f"query {qid}")
     return [f"{qid} Q0 {doc} {rank} {score:.6f} {tag}"
             for qid, pairs in rankings.items() for rank, (doc, score) in enumerate(pairs, start=1)]
 
@@ -74,13 +108,13 @@ class Run(dict):
             dict.__setitem__(out, qid, list(pairs[:depth]))
         return out
 
-    def to_trec(self, tag: str) -> str:
+    def to_trec(self, tag: str, *, path: object = None) -> str:
         """TREC run lines ``qid Q0 doc rank score tag``, queries in run order, ranks 1-based."""
-        lines = trec_run_lines(self, tag)
+        lines = trec_run_lines(self, tag, path=path)
         return "\n".join(lines) + ("\n" if lines else "")
 
     def write_trec(self, path: str | Path, tag: str) -> Path:
-        return atomic_write_text(path, self.to_trec(tag))
+        return atomic_write_text(path, self.to_trec(tag, path=path))
 
     @classmethod
     def from_trec(cls, path: str | Path, *, name: str = "") -> "Run":
@@ -127,12 +161,16 @@ class Qrels(dict):
         """Binary qrels keeping the documents of grade >= ``min_grade`` as grade 1."""
         return Qrels({q: {d: 1 for d, g in row.items() if g >= min_grade} for q, row in self.items()})
 
-    def to_trec(self) -> str:
+    def to_trec(self, *, path: object = None) -> str:
+        """Qrels lines ``qid 0 doc grade``; an id a line cannot carry is refused (:func:`check_trec_ids`)."""
+        check_trec_ids(self, "query id", path=path)
+        for qid, row in self.items():
+            check_trec_ids(row, "document id", path=path, record=f"query {qid}")
         lines = [f"{qid} 0 {doc} {grade}" for qid, row in self.items() for doc, grade in row.items()]
         return "\n".join(lines) + ("\n" if lines else "")
 
     def write_trec(self, path: str | Path) -> Path:
-        return atomic_write_text(path, self.to_trec())
+        return atomic_write_text(path, self.to_trec(path=path))
 
     @classmethod
     def from_trec(cls, path: str | Path) -> "Qrels":

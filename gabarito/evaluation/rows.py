@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import HIT_AT
 from gabarito.inputs.segment import Chunk, collapse_to_documents
 from gabarito.core.runs import Qrels
@@ -33,10 +34,15 @@ METHOD = "run"
 
 
 def grades_of(query) -> dict[str, int]:
-    """The query's judgments: its graded ``relevance`` when the input had grades, else 1 per id."""
+    """The query's judgments: its graded ``relevance`` when the input had grades, else 1 per id.
+    The loaders check the grades at the door (:mod:`gabarito.inputs.relevance`); a grade that is
+    not an integer here (a query built by hand) is refused in one line, never rounded."""
     graded = (query.extra or {}).get("relevance") if hasattr(query, "extra") else None
     if isinstance(graded, Mapping) and graded:
-        return {str(d): int(g) for d, g in graded.items()}
+        for doc, grade in graded.items():
+            if isinstance(grade, bool) or not isinstance(grade, int):
+                raise GabaritoError(f"the grade of {doc!r} is {grade!r}, not an integer", record=query.id)
+        return {str(d): g for d, g in graded.items()}
     return {d: 1 for d in query.relevant_ids}
 
 
@@ -126,8 +132,9 @@ def summary_report(rows: Sequence[dict], k: int, lists: Mapping[str, Sequence[st
 
 
 def judged_as_expected(rows: Sequence[dict], judgments: Mapping[str, Mapping[str, int]]) -> bool:
-    """Whether each answerable row's expected ids are exactly its documents of grade >= 1 (not so
-    when an input's grades are fractions, which :func:`grades_of` reads as 0)."""
+    """Whether each answerable row's expected ids are exactly its documents of grade >= 1 (always so
+    for the loaders' inputs, which refuse grades that disagree with the relevant ids; a record or a
+    caller's judgments made otherwise may not be)."""
     return all({d for d, g in judgments.get(r["id"], {}).items() if g >= 1} == set(r["expected"])
                for r in rows if r["answerable"])
 

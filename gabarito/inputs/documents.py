@@ -3,14 +3,22 @@
 Documents (:func:`load_documents`) come from one of three layouts:
 
 * a JSON file holding a list ``[{"id", "text", "title"?}, ...]``;
-* a folder of Markdown files: every ``*.md`` below it (recursively, in sorted
-  order; files and folders whose name starts with ``.`` are skipped). The id is
-  the path relative to the folder without ``.md``, with ``/`` between parts
-  (``guides/install``); the title is the first ``# `` heading outside code
-  fences (``""`` when there is none); the text is the whole file, with a
-  leading byte-order mark removed and line endings turned into ``\\n``. A
-  symbolic link (to a file or a folder) is followed only when it points inside
-  the folder; one pointing outside is left out, with one warning naming it;
+* a folder of Markdown files: every file ending in ``.md`` or ``.markdown``, in
+  any case (``.MD``), below it (recursively, in sorted order; files and folders
+  whose name starts with ``.`` are skipped). When another extension was read or
+  other files were skipped, one warning counts each kind. The id is the path
+  relative to the folder without the extension, with ``/`` between parts
+  (``guides/install``), in Unicode NFC, each blank (a space, a no-break space)
+  made ``_``: ``trocas e devoluções.md`` is ``trocas_e_devoluções`` (one warning
+  names the ids so made; two files reaching one id are refused, and a tab, a
+  newline or another control character in a name is refused). The title is the
+  first ``# `` heading outside code fences (``""`` when there is none); the
+  text is the whole file, with a leading byte-order mark removed and line
+  endings turned into ``\\n``. A symbolic link (to a file or a folder) is
+  followed only when it points inside the folder; one pointing outside is left
+  out, with one warning naming it;
+* one Markdown file (``.md``, ``.markdown``): one document, the same way (its id
+  is the file name without the extension);
 * a BEIR-style folder holding ``corpus.jsonl`` (one ``{"_id", "title", "text"}``
   per line), or the path of such a ``.jsonl`` file itself.
 
@@ -18,7 +26,9 @@ Evaluations (:func:`load_evaluation`, re-exported here from
 :mod:`gabarito.inputs.evaluation_files`) come from a JSON list file or a BEIR
 folder; that module describes both layouts.
 
-Bad input raises a one-line :class:`GabaritoError` naming the file and the
+Every id is read through :class:`gabarito.inputs.textfiles.Ids` (NFC, with one
+warning when some id changed; an id with a blank or a control character is
+refused). Bad input raises a one-line :class:`GabaritoError` naming the file and the
 record (its 1-based position, or line number in ``.jsonl``/``.tsv`` files, and
 its id), and nothing is returned. :func:`corpus_sha256` and
 :func:`evaluation_sha256` hash the parsed content (canonical JSON, sorted keys;
@@ -30,7 +40,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
+from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -38,8 +48,7 @@ from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_text
 from gabarito.inputs.evaluation_files import load_evaluation  # re-exported: the public import path
 from gabarito.inputs.items import Document, EvalQuery, Evaluation  # Evaluation re-exported
-from gabarito.inputs.textfiles import (_as_id, _json_kind, _label, _read_json_list, _read_jsonl, _read_text,
-                                       record_id)
+from gabarito.inputs.textfiles import Ids, Warn, blanks_made_underscores, _label, _read_json_list, _read_jsonl, _read_text, record_id, warn_stderr
 
 __all__ = [
     "Document",
@@ -52,29 +61,30 @@ __all__ = [
 ]
 
 
+#: The extensions of a Markdown file (compared in lower case).
+MARKDOWN = (".md", ".markdown")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _H1 = re.compile(r"^#[ \t]+(?P<title>.*?)[ \t#]*$")
 
 
 # --- documents -------------------------------------------------------------------------------
 
-def _warn_stderr(text: str) -> None:
-    print(f"gabarito: warning: {text}", file=sys.stderr, flush=True)
-
-
-def load_documents(path: str | Path, *, warn: Callable[[str], None] = _warn_stderr) -> list[Document]:
-    """Load documents from a JSON list file, a Markdown folder, or a BEIR folder / ``corpus.jsonl``.
-    ``warn`` receives the one line naming symbolic links left out of a Markdown folder."""
+def load_documents(path: str | Path, *, warn: Warn = warn_stderr) -> list[Document]:
+    """Load documents from a JSON list file, a Markdown folder or file, or a BEIR folder /
+    ``corpus.jsonl``. ``warn`` receives the one-line warnings (symbolic links left out of a
+    Markdown folder, files skipped, ids changed)."""
     path = Path(path)
     if path.is_dir():
         if (path / "corpus.jsonl").is_file():
-            return _load_beir_corpus(path / "corpus.jsonl")
-        return _load_markdown_folder(path, warn)
+            return _load_beir_corpus(path / "corpus.jsonl", warn)
+        return _load_markdown(path, _markdown_files(path, warn), warn)
     if not path.exists():
         raise GabaritoError("documents not found", path=path)
     if path.suffix.lower() == ".jsonl":
-        return _load_beir_corpus(path)
-    return _load_json_documents(path)
+        return _load_beir_corpus(path, warn)
+    if path.name.lower().endswith(MARKDOWN):
+        return _load_markdown(path.parent, [path], warn, where=path)
+    return _load_json_documents(path, warn)
 
 
 def _check_documents(path: Path, docs: list[tuple[str, Document]]) -> list[Document]:
@@ -93,11 +103,11 @@ def _check_documents(path: Path, docs: list[tuple[str, Document]]) -> list[Docum
     return [doc for _, doc in docs]
 
 
-def _load_json_documents(path: Path) -> list[Document]:
+def _load_json_documents(path: Path, warn: Warn) -> list[Document]:
     data = _read_json_list(path, "documents file")
-    docs = []
+    docs, ids = [], Ids(path)
     for i, rec in enumerate(data, start=1):
-        did = record_id(rec, "id", path, i)
+        did = record_id(rec, "id", path, i, ids)
         text = rec.get("text")
         title = rec.get("title", "")
         if not isinstance(text, str):
@@ -107,13 +117,14 @@ def _load_json_documents(path: Path) -> list[Document]:
         if not isinstance(title, str):
             raise GabaritoError("'title' is not a string", path=path, record=_label(i, did))
         docs.append((str(i), Document(did, text, title.strip())))
+    ids.notice(warn)
     return _check_documents(path, docs)
 
 
-def _load_beir_corpus(path: Path) -> list[Document]:
-    docs = []
+def _load_beir_corpus(path: Path, warn: Warn) -> list[Document]:
+    docs, ids = [], Ids(path)
     for lineno, rec in _read_jsonl(path, "corpus file"):
-        did = record_id(rec, "_id", path, lineno)
+        did = record_id(rec, "_id", path, lineno, ids)
         text = rec.get("text")
         title = rec.get("title") or ""
         if not isinstance(text, str):
@@ -121,6 +132,7 @@ def _load_beir_corpus(path: Path) -> list[Document]:
         if not isinstance(title, str):
             raise GabaritoError("'title' is not a string", path=path, record=_label(lineno, did))
         docs.append((str(lineno), Document(did, text, title.strip())))
+    ids.notice(warn)
     return _check_documents(path, docs)
 
 
@@ -138,15 +150,21 @@ def markdown_title(text: str) -> str:
     return ""
 
 
-def _markdown_files(folder: Path, warn: Callable[[str], None]) -> list[Path]:
-    """Every ``*.md`` below ``folder`` (names starting with ``.`` skipped), sorted by relative path.
+def _is_markdown(name: str) -> bool:
+    return name.lower().endswith(MARKDOWN)
+
+
+def _markdown_files(folder: Path, warn: Warn) -> list[Path]:
+    """Every Markdown file below ``folder`` (names starting with ``.`` skipped), sorted by relative
+    path; one warning counts the files of each other extension left out.
 
     A symbolic link, to a file or a folder, is followed only when it points inside ``folder``
     (a folder reached twice is walked once); a link pointing outside is left out, and one
-    warning names every such link to a folder or to a ``.md`` name."""
+    warning names every such link to a folder or to a Markdown name."""
     root = folder.resolve()
     files: list[Path] = []
     outside: list[str] = []
+    skipped: Counter[str] = Counter()
     walked = {root}
     pending = [folder]
     while pending:
@@ -161,34 +179,62 @@ def _markdown_files(folder: Path, warn: Callable[[str], None]) -> list[Path]:
             path = Path(entry.path)
             real = path.resolve()
             if entry.is_symlink() and not real.is_relative_to(root):
-                if entry.name.endswith(".md") or real.is_dir():  # what would have been read
+                if _is_markdown(entry.name) or real.is_dir():  # what would have been read
                     outside.append(f"{path.relative_to(folder).as_posix()} -> {os.readlink(path)}")
             elif entry.is_dir():
                 if real not in walked:
                     walked.add(real)
                     pending.append(path)
-            elif entry.name.endswith(".md") and entry.is_file():
+            elif _is_markdown(entry.name) and entry.is_file():
                 files.append(path)
+            elif entry.is_file():
+                skipped[path.suffix or "(no extension)"] += 1
     if outside:
         warn(f"{folder}: {len(outside)} symbolic link(s) point outside the documents folder and were left "
              f"out: {', '.join(outside)}")
+    read = Counter(_extension(f.name) for f in files)
+    if skipped or set(read) - {".md"}:
+        left = f"; {sum(skipped.values())} other file(s) skipped ({_counts(skipped)})" if skipped else ""
+        warn(f"{folder}: read {len(files)} Markdown file(s) ({_counts(read)}){left}")
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
 
 
-def _load_markdown_folder(folder: Path, warn: Callable[[str], None]) -> list[Document]:
-    files = _markdown_files(folder, warn)
+def _extension(name: str) -> str:
+    """The Markdown extension ``name`` ends with, as written (``.md``, ``.MD``, ``.markdown``)."""
+    return next(name[-len(ext):] for ext in MARKDOWN if name.lower().endswith(ext))
+
+
+def _counts(counter: Counter) -> str:
+    return ", ".join(f"{n} {ext}" for ext, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _load_markdown(folder: Path, files: list[Path], warn: Warn, where: Path | None = None) -> list[Document]:
+    """The documents of ``files`` (below ``folder``; ``where``: the one file given instead of a folder)."""
     if not files:
-        raise GabaritoError("folder holds no Markdown (*.md) files and no corpus.jsonl", path=folder)
-    docs = []
+        raise GabaritoError("folder holds no Markdown files (.md, .markdown) and no corpus.jsonl", path=folder)
+    docs, ids, first, blanks = [], Ids(where or folder), {}, []
     for i, f in enumerate(files, start=1):
-        did = f.relative_to(folder).with_suffix("").as_posix()
+        relative = f.relative_to(folder).as_posix()
+        stem = relative[: -len(_extension(relative))]
+        did = ids(blanks_made_underscores(stem), _label(i, relative), "the file name")
+        if did in first:
+            raise GabaritoError(f"the files {first[did]!r} and {relative!r} both have the id {did!r} (the "
+                                f"extension left out, blanks made _): rename one", path=where or folder)
+        first[did] = relative
+        if blanks_made_underscores(stem) != stem:
+            blanks.append(f"{relative!r} -> {did!r}")
         text = _read_text(f, "Markdown file").replace("\r\n", "\n").replace("\r", "\n")
         if "\x00" in text:
             raise GabaritoError("holds NUL bytes: not a text file", path=f, record=_label(i, did))
         if not text.strip():
             raise GabaritoError("document text is empty", path=f, record=_label(i, did))
         docs.append((str(i), Document(did, text, markdown_title(text))))
-    return _check_documents(folder, docs)
+    if blanks:
+        more = f" and {len(blanks) - 3} more" if len(blanks) > 3 else ""
+        warn(f"{where or folder}: {len(blanks)} file name(s) hold blanks, made _ in their document ids: "
+             f"{', '.join(blanks[:3])}{more}")
+    ids.notice(warn)
+    return _check_documents(where or folder, docs)
 
 
 # --- hashes ----------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def test_beir_qrels_other_name_and_errors(tmp_path):
 
 
 @pytest.mark.parametrize("qrels, words", [
-    ("q1\tnope\t1\n", ["test.tsv", "line 1 (q1 nope)", "'nope' of query 'q1' is not in the documents"]),
+    ("q1\tnope\t1\n", ["test.tsv", "line 1 (q1 nope)", "relevant id 'nope' is not in the documents"]),
     ("q9\td1\t1\n", ["test.tsv", "line 1 (q9 d1)", "not in queries.jsonl"]),
     ("q1\td1\n", ["test.tsv", "line 1", "3 columns"]),
     ("q1\td1\thigh\n", ["test.tsv", "line 1 (q1 d1)", "not a number"]),
