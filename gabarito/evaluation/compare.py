@@ -8,14 +8,16 @@ one of them. A setting a run does not use (``None``: the model of a BM25 run, th
 dense run) does not count as a difference.
 
 The runs are scored together by the one scorer (:func:`gabarito.measure.score.score_runs`, a
-:class:`~gabarito.measure.report.Report` whose methods are the runs ``#1``, ``#2``, ...), on the
-chosen measure and on hit@1: ``RR@n`` and ``hit@n`` (n up to the runs' ``k``) from the per-question
-rows of ``run.json``, any other measure ``Measure`` parses (``nDCG@10``, ``R@100``, ``AP@100``,
-``P@5``, ``RR@50``...) from the ranked lists and judgments each run wrote beside it (``run.trec``,
-``qrels.trec``). Each pair is read through :meth:`Report.compare`: wins (the other run scores
-higher than the baseline), losses and ties, an exact two-sided sign test, a paired randomization
-test of the mean difference (fixed seed) and its Holm-corrected p over the pairs of runs.
-``flipped`` lists the queries whose hit@1 changed.
+:class:`~gabarito.measure.report.Report` whose methods are the runs ``#1``, ``#2``, ...), on each
+chosen measure (:mod:`gabarito.evaluation.compare_measures`: named, or chosen from the judgments)
+and on hit@1: ``RR@n`` and ``hit@n`` (n up to the runs' ``k``) from the per-question rows of
+``run.json``, any other measure ``Measure`` parses (``nDCG@10``, ``R@100``, ``AP@100``, ``P@5``,
+``RR@50``...) from the ranked lists and judgments each run wrote beside it (``run.trec``,
+``qrels.trec``), never deeper than every run searched its lists. Each pair is read through
+:meth:`Report.compare`: wins (the other run scores higher than the baseline), losses and ties, an
+exact two-sided sign test, a paired randomization test of the mean difference (fixed seed) and its
+Holm-corrected p over every measure tested times every pair. ``flipped`` lists the queries whose
+hit@1 changed.
 
 A run folder written by ``gabarito evaluate`` records each file's sha256
 (``results.sha256.json``, :mod:`gabarito.study.integrity`); a file changed since is refused in one
@@ -31,8 +33,10 @@ from typing import Callable, Sequence
 
 
 from gabarito.errors import GabaritoError
+from gabarito.evaluation.compare_measures import (chosen_measures, depth_warnings, family_holm, named_at_depth,
+                                                  run_depth)
 from gabarito.evaluation.paired import (COMPARED_KINDS, FLIPS, LoadedRun, measure_values, pair_test,
-                                        parse_measure, reordered, score_records, uses_trec, verified)
+                                        reordered, score_records, uses_trec, verified)
 from gabarito.evaluation.runlog import read_log, warn_damaged
 from gabarito.inputs.textfiles import TOO_DEEP
 from gabarito.measure import metrics
@@ -44,7 +48,7 @@ __all__ = ["COMPARED_KINDS", "VARIABLES", "load_runs", "config_differences", "me
 
 #: The settings compared between runs (``corpus`` is the documents' content hash).
 VARIABLES = ("corpus", "segmentation", "prefix_title", "model", "method", "engine", "analyzer", "k",
-             "chunk_depth", "rrf_k", "fusion", "fusion_in", "reranker", "rerank_n", "rerank_fuse")
+             "depth", "chunk_depth", "rrf_k", "fusion", "fusion_in", "reranker", "rerank_n", "rerank_fuse")
 # --- loading ---------------------------------------------------------------------------------
 
 def _read_json(path: Path) -> dict:
@@ -129,6 +133,7 @@ def run_settings(record: dict) -> dict:
     model, engine = record.get("model") or {}, record.get("engine") or {}
     reranker = record.get("reranker") or {}
     out = {"corpus": record.get("corpus_sha256"), **{v: cfg.get(v) for v in VARIABLES if v != "corpus"}}
+    out["depth"] = run_depth(record)  # the documents each list holds, as searched (None: not recorded)
     out.update(model_settings=model.get("fingerprint"), encoder_backend=model.get("backend"),
                engine_version=engine.get("version"), reranker_weights=reranker.get("weights_sha256"))
     return out
@@ -181,9 +186,9 @@ def check_consistent(record: dict, means: dict[str, float | None]) -> None:
                                 f"the run recorded {float(recorded):.4f}; the record was changed after the run")
 
 
-def _run_row(record: dict, report: Report, label: str, measure: str) -> dict:
-    """One line of the side-by-side table: top-n and MRR recomputed from the per-query rows, the
-    chosen measure's mean from the report."""
+def _run_row(record: dict, reports: dict[str, Report], label: str) -> dict:
+    """One line of the side-by-side table: top-n and MRR recomputed from the per-query rows, each
+    chosen measure's mean from its report."""
     cfg, k = record["config"], int(record["config"]["k"])
 
     def mean(name: str) -> float | None:
@@ -193,18 +198,24 @@ def _run_row(record: dict, report: Report, label: str, measure: str) -> dict:
 
     means = {"top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}")}
     check_consistent(record, means)
+    first = next(iter(reports))
     return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),
-            "settings": run_settings(record), "n_answerable": len(report.values(label, measure)), **means,
-            "measure": report.mean(label, measure)}
+            "settings": run_settings(record), "depth": run_depth(record),
+            "n_answerable": len(reports[first].values(label, first)), **means,
+            "measure": reports[first].mean(label, first),
+            "measures": {m: rep.mean(label, m) for m, rep in reports.items()}}
 
 
-def _flips(base: dict, other: dict, report: Report, labels: tuple[str, str], name: str) -> list[dict]:
-    """The queries whose hit@1 changed from the baseline to the other run."""
+def _flips(base: dict, other: dict, report: Report, labels: tuple[str, str], name: str,
+           values: Report | None = None) -> list[dict]:
+    """The queries whose hit@1 (from ``report``) changed from the baseline to the other run, with
+    both runs' values of ``name`` (from ``values``, else ``report``)."""
     base_rows = {r["id"]: r for r in base["per_query"]}
     other_rows = {r["id"]: r for r in other["per_query"]}
     (la, lb), flipped = labels, []
     hits_a, hits_b = report.values(la, FLIPS), report.values(lb, FLIPS)
-    values_a, values_b = report.values(la, name), report.values(lb, name)
+    values = values if values is not None else report
+    values_a, values_b = values.values(la, name), values.values(lb, name)
     for q in report.queries:
         a, b = hits_a[q], hits_b[q]
         if a != b:
@@ -219,28 +230,36 @@ def _flips(base: dict, other: dict, report: Report, labels: tuple[str, str], nam
     return flipped
 
 
-def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int = DEFAULT_SEED) -> dict:
+def compare_runs(records: Sequence[dict], measures: str | Sequence[str] | None = None, *,
+                 seed: int = DEFAULT_SEED) -> dict:
     """Compare every run with the first one (see the module docstring).
 
-    Returns ``{"measure", "baseline", "runs": [...], "warnings": [...], "pairs": [...], "labels"}``; each pair holds ``changed`` (the settings that differ), ``n`` (queries compared),
-    ``tests`` (``{measure: {...}, "hit@1": {...}}`` with means, wins/losses/ties, ``p_sign``,
-    ``p_randomization`` and ``p_holm``, from :func:`gabarito.evaluation.paired.pair_test`) and
-    ``flipped`` (queries whose hit@1 changed, ``gained`` or ``lost``); ``labels`` maps the methods of
-    the runs' :class:`~gabarito.measure.report.Report` (``#1``, ...) to the run ids.
+    ``measures``: a name, a comma list or a list of names (None: chosen from the judgments,
+    :func:`~gabarito.evaluation.compare_measures.chosen_measures`); hit@1 is always tested. Returns
+    ``{"measures", "measure"`` (the first), ``"baseline", "runs": [...], "warnings": [...], "pairs":
+    [...], "labels"}``; each pair holds ``changed`` (the settings that differ), ``n`` (queries
+    compared), ``tests`` (``{measure: {...}}`` with means, wins/losses/ties, ``p_sign``,
+    ``p_randomization`` and ``p_holm``, Holm over every measure x pair, from
+    :func:`gabarito.evaluation.paired.pair_test`) and ``flipped`` (queries whose hit@1 changed,
+    ``gained`` or ``lost``); ``labels`` maps the methods of the runs' reports (``#1``, ...) to the run ids.
     """
     records = list(records)
     if len(records) < 2:
         raise GabaritoError("compare needs at least two runs")
-    name = str(parse_measure(measure))
     base = records[0]
     for other in records[1:]:
         if other["evaluation_sha256"] != base["evaluation_sha256"]:
             raise GabaritoError(f"runs judged against different gold: {base['run_id']} and {other['run_id']} "
                                 f"have different evaluation hashes ({base['evaluation_sha256'][:12]}... vs "
                                 f"{other['evaluation_sha256'][:12]}...)")
-    report, labels = score_records(records, name, seed=seed)
-    tests_on = list(dict.fromkeys([name, FLIPS]))
-    warnings, pairs = reordered(records) if uses_trec(records, name) else [], []
+    names = named_at_depth(records, chosen_measures(records, measures))
+    warnings = depth_warnings(records, names)
+    # each measure scored alone (with hit@1), from the rows or the ranked lists as it needs
+    reports = {str(m): score_records(records, m, seed=seed)[0] for m in names}
+    labels = [f"#{i}" for i in range(1, len(records) + 1)]
+    if any(uses_trec(records, m) for m in names):
+        warnings += reordered(records)
+    pairs = []
     for label, other in zip(labels[1:], records[1:]):
         changed = config_differences(base, other)
         if len(changed) > 1:
@@ -250,11 +269,14 @@ def compare_runs(records: Sequence[dict], measure: str = "RR@10", *, seed: int =
             warnings.append(f"{other['run_id']} has the same settings as {base['run_id']}: differences are "
                             f"run-to-run variation (or code changes)")
         details = setting_details(base, other) if "model_settings" in changed else []
+        flips = reports[str(FLIPS)]
         pairs.append({"a": base["run_id"], "b": other["run_id"], "changed": changed, "model_settings": details,
-                      "n": report.n, "tests": {str(m): pair_test(report, label, labels[0], m) for m in tests_on},
-                      "flipped": _flips(base, other, report, (labels[0], label), name)})
-    return {"measure": name, "baseline": base["run_id"],
-            "runs": [_run_row(r, report, label, name) for label, r in zip(labels, records)],
+                      "n": flips.n, "tests": {m: pair_test(rep, label, labels[0], m) for m, rep in reports.items()},
+                      "flipped": _flips(base, other, flips, (labels[0], label), str(names[0]),
+                                         reports[str(names[0])])})
+    family_holm(pairs)
+    return {"measures": [str(m) for m in names], "measure": str(names[0]), "baseline": base["run_id"],
+            "runs": [_run_row(r, reports, label) for label, r in zip(labels, records)],
             "warnings": warnings, "pairs": pairs, "labels": {label: r["run_id"] for label, r in zip(labels, records)}}
 
 
@@ -266,27 +288,31 @@ def _num(x: float | None, width: int = 6) -> str:
 
 def format_comparison(result: dict) -> str:
     """A plain-text table of a :func:`compare_runs` result."""
-    name = result["measure"]
+    names = [m for m in result.get("measures", [result["measure"]]) if m != str(FLIPS)]
     runs = result["runs"]
-    setting_cols = ("method", "engine", "segmentation", "model", "analyzer", "k")
+    setting_cols = ("method", "engine", "segmentation", "model", "analyzer", "k", "depth")
     header = ["#", "run", "label", *setting_cols]
     table = []
     for i, r in enumerate(runs, start=1):
         s = r["settings"]
         model = s["model"].rsplit("/", 1)[-1] if s["model"] else "-"
         table.append([str(i), r["run_id"], r["label"] or "-", s["method"], s["engine"], s["segmentation"]
-                      + ("" if s["prefix_title"] else "/no-title"), model, s["analyzer"] or "-", str(s["k"])])
+                      + ("" if s["prefix_title"] else "/no-title"), model, s["analyzer"] or "-", str(s["k"]),
+                      str(r.get("depth") or "?")])
     widths = [max(len(h), *(len(row[c]) for row in table)) for c, h in enumerate(header)]
 
     def line(cells: list[str]) -> str:
         return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
     lines = [line(header), *(line(row) for row in table), ""]
-    lines.append(f"{'#':<3}{'n':>5}{'top1':>8}{'top3':>8}{'top5':>8}{'MRR':>8}{name:>10}")
+    lines.append(f"{'#':<3}{'n':>5}{'top1':>8}{'top3':>8}{'top5':>8}{'MRR':>8}" + "".join(f"{m:>10}" for m in names))
     for i, r in enumerate(runs, start=1):
+        means = r.get("measures") or {result["measure"]: r["measure"]}
         lines.append(f"{i:<3}{r['n_answerable']:>5}  {_num(r['top1'])}  {_num(r['top3'])}  {_num(r['top5'])}  "
-                     f"{_num(r['mrr'])}    {_num(r['measure'])}")
-    several = len(result["pairs"]) > 1  # Holm's correction over the pairs changes a p only then
+                     f"{_num(r['mrr'])}" + "".join(f"    {_num(means.get(m))}" for m in names))
+    if any(r.get("depth") is None for r in runs) or len({r.get("depth") for r in runs}) > 1:
+        lines.append("depth: the documents each run's lists hold (? = not recorded); a measure reads no deeper "
+                     "than every run's")
     for j, pair in enumerate(result["pairs"], start=2):
         lines += ["", (f"#{j} vs #1 ({pair['b']} vs {pair['a']}), {pair['n']} answerable queries; "
                        f"changed: {', '.join(pair['changed']) or 'nothing'}")]
@@ -294,8 +320,8 @@ def format_comparison(result: dict) -> str:
         for m, t in pair["tests"].items():
             lines.append(f"  {m:<7} {t['mean_a']:.3f} -> {t['mean_b']:.3f} ({t['mean_diff']:+.3f}); "
                          f"better on {t['wins']}, worse on {t['losses']}, tied on {t['ties']}; "
-                         f"sign test p={t['p_sign']:.3g}, randomization p={t['p_randomization']:.3g}"
-                         + (f", Holm p={t['p_holm']:.3g}" if several else ""))
+                         f"sign test p={t['p_sign']:.3g}, randomization p={t['p_randomization']:.3g}, "
+                         f"Holm p={t['p_holm']:.3g} (over {t.get('holm_family', 1)} tests)")
         if pair["flipped"]:
             lines.append(f"  hit@1 flipped on {len(pair['flipped'])} queries:")
             for f in pair["flipped"]:

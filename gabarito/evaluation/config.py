@@ -10,13 +10,14 @@ Lucene's analyzers (stemming and stop words) and need ``engine="arcadedb"``.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file, sha256_text
 from gabarito.inputs.segment import describe
-from gabarito.core.measures import parse_measures
+from gabarito.core.measures import Measure, parse_measures
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 METHODS = ("dense", "bm25", "hybrid")
@@ -37,6 +38,8 @@ ARCADE_TYPE = "Chunk"
 ARCADE_FIELD = "text"
 _NO_MODEL = "none (bm25 only)"
 _INDEX_SCHEMA = 1  # bump when what is stored in an evaluation database changes
+#: The fewest documents a ranked list is searched to when ``depth`` is left to the measures.
+MIN_DEPTH = 100
 
 
 
@@ -51,7 +54,12 @@ class EvalConfig:
     engine: str = "memory"
     analyzer: str | None = "standard"
     k: int = 10
-    chunk_depth: int = 50
+    #: chunks searched first (None: ``depth``); the search grows it until every question's list
+    #: holds ``depth`` documents or no chunk is left (:func:`gabarito.evaluation.depth.search_to_depth`).
+    chunk_depth: int | None = None
+    #: documents each ranked list holds, searched to and cut to before scoring, for every method
+    #: alike (None: :func:`needed_depth` of ``k`` and the measures, at least :data:`MIN_DEPTH`).
+    depth: int | None = None
     rrf_k: int = 60
     label: str = ""
     reranker: str | None = None
@@ -88,18 +96,21 @@ class EvalConfig:
         if self.engine not in ENGINES:
             raise GabaritoError(f"unknown engine {self.engine!r}; valid: {', '.join(ENGINES)}")
         spec = describe(self.segmentation)["spec"]  # raises on a bad spec
-        if any(ord(c) < 32 or ord(c) == 127 for c in str(self.label or "")):
-            raise GabaritoError("--label holds a control character (an escape sequence would reach the "
-                                "terminal); use plain text")
-        for name in ("k", "chunk_depth", "rrf_k", "rerank_n"):
+        _check_label(str(self.label or ""))
+        for name in ("k", "chunk_depth", "depth", "rrf_k", "rerank_n"):
             value = getattr(self, name)
+            if value is None and name in ("chunk_depth", "depth"):
+                continue
             if isinstance(value, bool) or not isinstance(value, int):
                 raise GabaritoError(f"{name} must be a whole number, not {value!r}")
         if self.k < 1:
             raise GabaritoError(f"k must be at least 1, not {self.k}")
-        if self.chunk_depth < self.k:
+        if self.chunk_depth is not None and self.chunk_depth < self.k:
             raise GabaritoError(f"chunk_depth ({self.chunk_depth}) must be at least k ({self.k}): "
                                 f"fewer chunks than k cannot fill k documents")
+        if self.depth is not None and self.depth < self.k:
+            raise GabaritoError(f"depth ({self.depth}) must be at least k ({self.k}): a list of fewer "
+                                f"documents cannot fill k")
         if self.rrf_k < 0:
             raise GabaritoError(f"rrf_k must be >= 0, not {self.rrf_k}")
         model = None
@@ -120,6 +131,12 @@ class EvalConfig:
         reranker = (self.reranker or "").strip() or None
         rerank_fuse = self._rerank_fuse(reranker)
         measures = tuple(parse_measures(self.measures)) if self.measures is not None else None
+        if measures is not None and self.depth is not None:
+            deep = [m for m in measures if m.cutoff is not None and m.cutoff > self.depth]
+            if deep:
+                raise GabaritoError(f"measure {deep[0]} needs lists of {deep[0].cutoff} documents, but --depth is "
+                                    f"{self.depth}: ask for --depth {deep[0].cutoff} or measure "
+                                    f"{deep[0].kind}@{self.depth}")
         fusion, fusion_in = self._fusion()
         return replace(self, measures=measures, fusion=fusion, fusion_in=fusion_in, segmentation=spec, prefix_title=bool(self.prefix_title), model=model,
                        analyzer=analyzer, label=str(self.label or ""), reranker=reranker,
@@ -171,6 +188,35 @@ class EvalConfig:
 
 # --- helpers ---------------------------------------------------------------------------------
 
+def _check_label(label: str) -> None:
+    """Refuse a label holding a control or format character: an escape sequence would reach the
+    terminal, a bidirectional override (U+202E) or an invisible character would show another text."""
+    for c in label:
+        if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") or ord(c) == 127:
+            raise GabaritoError(f"--label holds a control or format character (U+{ord(c):04X}: an escape "
+                                f"sequence, a right-to-left override or an invisible mark would show another "
+                                f"text); use plain text")
+
+
+def needed_depth(k: int, measures, depth: int | None = None) -> int:
+    """The documents each ranked list must hold: ``depth`` when given, else the largest of ``k``,
+    the measures' cutoffs and :data:`MIN_DEPTH`."""
+    if depth is not None:
+        return int(depth)
+    cutoffs = [Measure.parse(m, loose=True).cutoff for m in measures]
+    return max([int(k), MIN_DEPTH, *(c for c in cutoffs if c is not None)])
+
+
+def at_depth(measures, depth: int) -> tuple[Measure, ...]:
+    """The measures as computed on lists of ``depth`` documents: one without a cutoff (``AP``,
+    ``nDCG``, ``RR``: the whole list), or a default one deeper than ``depth`` (measures named by the
+    user are refused by :meth:`EvalConfig.effective` instead), is named with it (``AP@50``), so that
+    no name claims more than the lists hold."""
+    out = [Measure.of(m.kind, depth) if m.cutoff is None or m.cutoff > depth else m
+           for m in (Measure(x) for x in measures)]
+    return tuple(dict.fromkeys(out))
+
+
 def _canonical(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
@@ -181,7 +227,7 @@ def config_hash(config: EvalConfig, corpus_sha: str, evaluation_sha: str) -> str
     cfg = asdict(config)
     cfg.pop("label", None)
     for key, default in (("measures", None), ("fusion", None), ("fusion_in", "python"),
-                         ("rerank_fuse", "replace")):
+                         ("rerank_fuse", "replace"), ("depth", None), ("chunk_depth", None)):
         if cfg.get(key) == default:  # runs that use none of the newer settings keep the ids they had
             cfg.pop(key, None)
     return sha256_text(_canonical({"config": cfg, "corpus": corpus_sha, "evaluation": evaluation_sha}))

@@ -37,10 +37,12 @@ def first_rank(row: Mapping) -> int | None:
 
 def spreadsheet(rows: Sequence[Mapping], shown: int | None = SHOWN) -> list[dict]:
     """One row per question: ``id``, ``query``, ``type``, ``severity``, ``answerable``, ``hits``
-    (``{1, 3, 5}`` -> True/False/None), ``rr``, ``rank`` (:func:`first_rank`), ``false_positive``,
-    ``expected`` and the first ``shown`` (all when None) ``returned`` as (id, score)."""
+    (``{1, 3, 5}`` -> True/False/None), ``rr``, ``measures`` (the run's other measures, name ->
+    value or None), ``rank`` (:func:`first_rank`), ``false_positive``, ``expected`` and the first
+    ``shown`` (all when None) ``returned`` as (id, score)."""
     return [{"id": r["id"], "query": r["query"], "type": r["type"], "severity": r["severity"],
              "answerable": r["answerable"], "hits": {k: r.get(f"hit@{k}") for k in HITS}, "rr": r["rr"],
+             "measures": dict(r.get("measures") or {}),
              "rank": first_rank(r), "false_positive": r["false_positive"], "expected": list(r["expected"]),
              "returned": [(x["id"], x["score"]) for x in r["returned"][:shown]]} for r in rows]
 

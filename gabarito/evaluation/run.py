@@ -8,15 +8,19 @@ provenance, the configuration, per-query rows and a summary. Saving it is
 
 Conventions:
 
-* Search runs over chunks (:mod:`gabarito.inputs.segment`). The best ``chunk_depth`` chunks are
-  retrieved, collapsed to documents (each document at the rank and score of its best chunk)
-  and the first ``k`` documents are kept. ``hybrid`` fuses the dense and the BM25 chunk lists
-  (each ``chunk_depth`` deep) with RRF (constant ``rrf_k``) before collapsing, so its scores
-  are RRF scores. Scores of different methods are not comparable with each other.
+* Search runs over chunks (:mod:`gabarito.inputs.segment`), collapsed to documents (each document
+  at the rank and score of its best chunk). Every list is searched to ``depth`` documents (by
+  default :func:`~gabarito.evaluation.config.needed_depth`: the measures' largest cutoff, at least
+  100) and cut to exactly that many before anything is scored, for every method alike
+  (:mod:`gabarito.evaluation.depth`: the chunk depth grows from ``chunk_depth`` until each list holds
+  ``depth`` documents or nothing is left); the first ``k`` documents are the returned ones.
+  ``hybrid`` fuses the dense and the BM25 chunk lists (each as deep as the chunk depth) with RRF
+  (constant ``rrf_k``) before collapsing, so its scores are RRF scores. Scores of different methods
+  are not comparable with each other. The record's ``ranked_lists`` says how deep the lists are.
 * With a reader, the first ``rerank_n`` chunks of each question are read again and reordered
   before collapsing to documents (``rerank_fuse``: the reader's order replaces the first stage's,
   or is fused with it by RRF or a convex combination); the chunks below ``rerank_n`` keep their
-  order, after them.
+  order, after them; the cut to ``depth`` documents comes after the reading.
 * Rows and summary: :mod:`gabarito.evaluation.rows`; engines: :mod:`gabarito.evaluation.engines`.
 """
 
@@ -33,7 +37,8 @@ import numpy as np
 
 from gabarito import __version__
 from gabarito.errors import GabaritoError
-from gabarito.evaluation.config import EvalConfig, _path_sha256, config_hash
+from gabarito.evaluation.config import EvalConfig, _path_sha256, at_depth, config_hash, needed_depth
+from gabarito.evaluation.depth import cut_run, list_lengths, search_to_depth, ties
 from gabarito.evaluation.engines import open_retrievers
 from gabarito.evaluation.rows import default_measures, grades_of, query_rows, summarize, summary_report
 from gabarito.evaluation.runlog import RunRecord
@@ -134,6 +139,8 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
     documents, queries = list(documents), list(queries)
     _check_inputs(documents, queries)
     measures = tuple(cfg.measures) if cfg.measures is not None else default_measures(queries)
+    depth = needed_depth(cfg.k, measures, cfg.depth)
+    measures = at_depth(measures, depth) if measures else ()
     moment = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
     corpus_sha, eval_sha = corpus_sha256(documents), evaluation_sha256(queries)
     run_id = f"{moment:%Y%m%d-%H%M%S}-{config_hash(cfg, corpus_sha, eval_sha)[:8]}"
@@ -163,7 +170,8 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         timings["index_s"] = time.perf_counter() - t0
         first = _pipeline(cfg, retrievers, None)
         t0 = time.perf_counter()
-        run = first.search(asked, cfg.chunk_depth)
+        run, chunk_depth = search_to_depth(lambda d: first.search(asked, d), depth, cfg.chunk_depth or depth,
+                                           len(chunks), chunks_by_id, single_stage=cfg.method != "hybrid")
         timings["search_s"] = time.perf_counter() - t0
     if reader is not None:
         t0 = time.perf_counter()
@@ -171,8 +179,9 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         how, weight = parse_reading_fusion(cfg.rerank_fuse)
         run = read if how == "replace" else fuse_reading(run, read, cfg.rerank_n, how=how, weight=weight)
         timings["rerank_s"] = time.perf_counter() - t0
+    run = cut_run(run, chunks_by_id, depth)  # every method cut to the same document depth before scoring
     rows = query_rows(queries, run, chunks_by_id, cfg.k, measures)
-    ranked = {q.id: collapse_to_documents(run[q.id], chunks_by_id) for q in queries}  # as deep as searched
+    ranked = {q.id: collapse_to_documents(run[q.id], chunks_by_id) for q in queries}  # depth documents each
     lists = {qid: [doc for doc, _ in pairs] for qid, pairs in ranked.items()}
     judgments = {q.id: grades_of(q) for q in queries}
     t0 = time.perf_counter()
@@ -186,7 +195,8 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
         corpus_sha=corpus_sha, documents_path=documents_path, documents=documents,
         evaluation_path=evaluation_path, eval_sha=eval_sha, skipped=skipped, chunks=chunks,
         cache_report=cache_report, timings=timings, rows=rows, measures=measures, summary=summary,
-        report=report, ranked=Run(ranked), qrels=Qrels(judgments), lists=lists))
+        report=report, ranked=Run(ranked), qrels=Qrels(judgments), lists=lists, depth=depth,
+        chunk_depth=chunk_depth))
 
 
 def as_written(run: Run, lists: dict[str, list[str]]) -> bool:
@@ -228,7 +238,9 @@ def _record(v: dict) -> RunRecord:
         "measures": list(v["measures"]),
         "summary": v["summary"],
         "report": v["report"].to_dict() if v["report"] is not None else None,
-        "ranked_lists": {"chunk_depth": cfg.chunk_depth, "documents": sum(len(x) for x in v["lists"].values()),
-                         "order_as_scored": as_written(v["ranked"], v["lists"])},
+        "ranked_lists": {"depth": v["depth"], "chunk_depth": v["chunk_depth"],
+                         "documents": sum(len(x) for x in v["lists"].values()), **list_lengths(v["lists"]),
+                         "order_as_scored": as_written(v["ranked"], v["lists"]),
+                         "ties": ties(v["ranked"])},
         "per_query": v["rows"],
     }, ranked=v["ranked"], qrels=v["qrels"])

@@ -3,8 +3,8 @@
 The first run is the baseline, as in :mod:`gabarito.evaluation.compare`. The page shows the runs
 side by side (each run's own :class:`~gabarito.measure.report.Report` from its ``run.json``: means
 and 95% intervals, with the site's bar chart), the paired tests of each run against the baseline
-(:func:`gabarito.evaluation.paired.score_records`, read through :meth:`Report.compare`: difference,
-its interval, wins and losses, the Holm-corrected p and the verdict word of
+(:func:`gabarito.evaluation.compare.compare_runs` on every measure tested: difference, its interval,
+wins and losses, the p corrected by Holm over every measure x pair and the verdict word of
 :mod:`gabarito.publish.verdicts`), the questions that changed
 (:func:`gabarito.evaluation.findings.changed_questions`) and every setting that differs
 (:func:`gabarito.evaluation.compare.config_differences`). One self-contained file
@@ -18,10 +18,9 @@ from typing import Sequence
 
 from gabarito.evaluation import findings
 from gabarito.evaluation.compare import DETAILS, VARIABLES, compare_runs, config_differences
-from gabarito.evaluation.paired import FLIPS, score_records
 from gabarito.hashing import atomic_write_bytes
-from gabarito.measure.report import Report
-from gabarito.publish import labels, standalone, svg, verdicts
+from gabarito.measure.report import Comparison, Report
+from gabarito.publish import labels, run_page, standalone, svg, verdicts
 from gabarito.publish import formatting as fmt
 from gabarito.publish.formatting import Html, code, text
 from gabarito.publish.tables import html_table
@@ -38,13 +37,15 @@ def run_name(i: int, record: dict) -> str:
 
 
 def runs_section(records: Sequence[dict]) -> list[str]:
-    head = ["Execução", "Data", "Método", "Motor", "Modelo", "Perguntas com resposta"]
+    head = ["Execução", "Data", "Método", "Motor", "Modelo", "Documentos por lista", "Perguntas com resposta"]
     rows = [[Html(f"{text(run_name(i, r))} {code(r['run_id'], whole=True)}"), fmt.date_pt(r["date"]),
              standalone.setting_value("method", r), standalone.setting_value("engine", r),
-             standalone.setting_value("model", r), r["summary"]["n_answerable"]] for i, r in enumerate(records)]
+             standalone.setting_value("model", r), run_page.depth_text(r), r["summary"]["n_answerable"]]
+            for i, r in enumerate(records)]
     return ["<h2>As execuções</h2>", "<p>A primeira é a referência: cada outra é comparada com ela, pergunta "
-            "por pergunta, nas mesmas perguntas.</p>",
-            html_table(head, rows, table_id="execucoes", align=["l", "l", "l", "l", "l", "r"])]
+            "por pergunta, nas mesmas perguntas. Nenhuma medida lê uma lista mais funda do que a da execução mais "
+            "rasa.</p>",
+            html_table(head, rows, table_id="execucoes", align=["l", "l", "l", "l", "l", "r", "r"])]
 
 
 def side_by_side(records: Sequence[dict]) -> list[str]:
@@ -64,16 +65,28 @@ def side_by_side(records: Sequence[dict]) -> list[str]:
             fig]
 
 
-def tests_section(records: Sequence[dict], report: Report, measure: str) -> list[str]:
-    """Each run against the baseline on ``measure`` and hit@1: the paired tests with Holm."""
+def _comparison(measure: str, t: dict) -> Comparison:
+    """A test row of :func:`compare_runs` (other run against the baseline) as a :class:`Comparison`
+    of the other run against the baseline, its ``p_holm`` over every measure x pair."""
+    return Comparison(measure=measure, a=t.get("b", ""), b=t.get("a", ""), mean_a=t["mean_b"], mean_b=t["mean_a"],
+                      diff=t["mean_diff"], ci=tuple(t["ci95_diff"]) if t.get("ci95_diff") else None,
+                      p=t["p_randomization"], p_holm=t["p_holm"], p_sign=t["p_sign"], wins=t["wins"],
+                      losses=t["losses"], ties=t["ties"], dz=None)
+
+
+def tests_section(records: Sequence[dict], result: dict) -> list[str]:
+    """Each run against the baseline on every measure tested: the paired tests, Holm over them all."""
+    pairs = result["pairs"]
+    family = next((t.get("holm_family") for pair in pairs for t in pair["tests"].values()), None) or 1
     out = ["<h2>Testes pareados</h2>",
-           f"<p>Cada execução contra a referência, nas mesmas {fmt.plural(report.n or 0, 'pergunta', 'perguntas')}: "
+           f"<p>Cada execução contra a referência, nas mesmas {fmt.plural(pairs[0]['n'] or 0, 'pergunta', 'perguntas')}: "
            "diferença das médias com seu intervalo de 95%, em quantas perguntas ficou acima, abaixo ou igual, e o "
-           "p do teste de aleatorização corrigido por Holm para as várias comparações.</p>"]
+           f"p do teste de aleatorização corrigido por Holm sobre os {fmt.integer(family)} testes da página "
+           "(cada medida em cada comparação).</p>"]
     rows, sentences = [], []
-    for i, r in enumerate(records[1:], start=1):
-        for m in dict.fromkeys([measure, str(FLIPS)]):
-            c = report.compare(f"#{i + 1}", "#1", m)
+    for i, (r, pair) in enumerate(zip(records[1:], pairs), start=1):
+        for m, t in pair["tests"].items():
+            c = _comparison(m, t)
             rows.append([run_name(i, r), labels.measure_label(m), fmt.num(c.mean_b), fmt.num(c.mean_a),
                          f"{fmt.signed(c.diff)} {fmt.ci(c.ci)}", f"{fmt.integer(c.wins)} / {fmt.integer(c.losses)} / "
                          f"{fmt.integer(c.ties)}", fmt.pvalue(c.p_holm), verdicts.change_word(c)])
@@ -128,23 +141,22 @@ def settings_section(records: Sequence[dict]) -> list[str]:
     return out
 
 
-def build(records: Sequence[dict], measure: str = "RR@10", result: dict | None = None) -> str:
-    """The whole page comparing ``records`` (the first is the baseline) on ``measure`` and hit@1;
-    ``result`` is their :func:`compare_runs` when already made (it refuses runs on other gold,
-    edited rows and measures a run cannot give)."""
+def build(records: Sequence[dict], measures: str | Sequence[str] | None = None, result: dict | None = None) -> str:
+    """The whole page comparing ``records`` (the first is the baseline) on ``measures`` (None: chosen
+    from the judgments) and hit@1; ``result`` is their :func:`compare_runs` when already made (it
+    refuses runs on other gold, edited rows and measures deeper than a run's lists)."""
     records = list(records)
-    result = result if result is not None else compare_runs(records, measure)
-    report, _labels = score_records(records, result["measure"])
+    result = result if result is not None else compare_runs(records, measures)
     title = f"Comparação de {fmt.integer(len(records))} execuções"
     body = [f"<h1>{text(title)}</h1>", *runs_section(records), *side_by_side(records),
-            *tests_section(records, report, result["measure"]), *changed_section(records),
-            *settings_section(records)]
+            *tests_section(records, result), *changed_section(records), *settings_section(records)]
     return standalone.page(title, body)
 
 
-def write(records: Sequence[dict], out: str | Path, measure: str = "RR@10", result: dict | None = None) -> Path:
+def write(records: Sequence[dict], out: str | Path, measures: str | Sequence[str] | None = None,
+          result: dict | None = None) -> Path:
     """Write the comparison page of ``records`` to ``out`` (see :func:`build`); returns its path."""
-    return atomic_write_bytes(Path(out), build(records, measure, result).encode("utf-8"))
+    return atomic_write_bytes(Path(out), build(records, measures, result).encode("utf-8"))
 
 
 def default_path(records: Sequence[dict], folder: str | Path) -> Path:

@@ -36,6 +36,49 @@ MARK = {True: Html('<span class="acerto">acertou</span>'), False: Html('<span cl
         None: "—"}
 
 
+#: How each kind of measure reads from 0 to 1 ("k" is its cutoff), under the summary's chart.
+SCALE = {
+    "hit": "Acerto@{k}: a fração das perguntas com um documento certo entre os {k} primeiros (0 = nunca há "
+           "um; 1 = sempre há).",
+    "RR": "MRR@{k}: o inverso da posição do primeiro documento certo (1 = sempre em 1º lugar; 1/2 = em 2º; 0 = "
+          "nenhum certo entre os {k} primeiros).",
+    "nDCG": "nDCG@{k}: a ordem dos {k} primeiros perto da ideal, os mais relevantes antes (1 = a ordem ideal; 0 = "
+            "nenhum relevante entre eles).",
+    "AP": "MAP@{k}: a média, por pergunta, da precisão em cada documento relevante achado entre os {k} primeiros, "
+          "sobre todos os relevantes (1 = todos eles antes de qualquer irrelevante; 0 = nenhum achado).",
+    "R": "Recall@{k}: a fração dos documentos relevantes que está entre os {k} primeiros (1 = todos).",
+    "P": "Precisão@{k}: a fração dos {k} primeiros que é relevante (1 = todos relevantes).",
+}
+
+
+def scale_notes(measures) -> Html:
+    """One line per kind of measure shown: how it reads from 0 to 1 (:data:`SCALE`)."""
+    from gabarito.core.measures import Measure
+
+    seen: dict[tuple[str, int | None], str] = {}
+    for m in measures:
+        try:
+            parsed = Measure.parse(m, loose=True)
+        except GabaritoError:
+            continue
+        seen.setdefault((parsed.kind, parsed.cutoff), SCALE[parsed.kind].format(k=parsed.cutoff or "todos os"))
+    items = "".join(f"<li>{text(line)}</li>" for line in seen.values())
+    return Html(f'<ul class="gabarito-scale">{items}</ul>') if items else Html("")
+
+
+def depth_text(record: dict) -> str:
+    """How deep the run's lists are, in words: the documents each holds (fewer only where the search
+    found no more), or, for a run written before it was recorded, the chunks searched."""
+    ranked = record.get("ranked_lists") or {}
+    if ranked.get("depth") is None:
+        chunks = ranked.get("chunk_depth") or (record.get("config") or {}).get("chunk_depth")
+        return f"não registrada ({fmt.integer(chunks)} trechos)" if chunks else "não registrada"
+    out = fmt.integer(ranked["depth"])
+    if ranked.get("shortest") is not None and ranked["shortest"] < ranked["depth"]:
+        out += f" (a mais curta tem {fmt.integer(ranked['shortest'])}: a busca não achou mais)"
+    return out
+
+
 def run_report(record: dict) -> Report | None:
     """The run's :class:`Report` (None: a run whose judgments the rows could not be scored on)."""
     block = record.get("report")
@@ -48,7 +91,8 @@ def summary_section(record: dict) -> list[str]:
     out = ["<h2>Resumo</h2>",
            f"<p>{fmt.plural(s['n_queries'], 'pergunta', 'perguntas')}: {fmt.integer(s['n_answerable'])} com resposta "
            f"no acervo, {fmt.integer(s['n_unanswerable'])} sem. As médias abaixo valem para as perguntas com resposta; "
-           f"o intervalo de 95% vem de reamostrar as perguntas.</p>"]
+           f"o intervalo de 95% vem de reamostrar as perguntas. Documentos em cada lista ordenada, a profundidade "
+           f"de todas as medidas: {text(depth_text(record))}.</p>"]
     if report is None:
         rows = [[labels.measure_label(key), fmt.num(s[key]["value"]), fmt.ci(s[key]["ci95"])]
                 for key in ("top1", "top3", "top5", "mrr") if s.get(key)]
@@ -59,6 +103,7 @@ def summary_section(record: dict) -> list[str]:
     out.append(html_table(["Medida", "Média", "Intervalo de 95%"], rows, align=["l", "r", "r"], table_id="resumo"))
     block = report.to_dict(per_query=False)
     out.append(svg.metrics_bars(block, [METHOD], measures, labels={METHOD: "Esta execução"}))
+    out += ["<p>Como ler cada medida, de 0 a 1:</p>", scale_notes(measures)]
     return out
 
 
@@ -70,18 +115,21 @@ def _returned(row: dict) -> Html:
 def spreadsheet_section(record: dict) -> list[str]:
     """One row per question: what was expected, what came back (with ranks), hit or miss."""
     k = int(record["config"]["k"])
+    measured = list(record.get("measures") or [])
     rows = []
     for r in findings.spreadsheet(record["per_query"]):
         expected = ", ".join(r["expected"]) if r["expected"] else "(nenhum: sem resposta no acervo)"
         rows.append([r["query"], standalone.term_or_text("type", r["type"]),
                      standalone.term_or_text("severity", r["severity"]), expected, _returned(r),
-                     MARK[r["hits"][1]], fmt.rank(r["rank"]) if r["answerable"] else "—"])
+                     MARK[r["hits"][1]], fmt.rank(r["rank"]) if r["answerable"] else "—",
+                     *(fmt.num(r["measures"].get(m)) if r["measures"].get(m) is not None else "—" for m in measured)])
     header = ["Pergunta", "Tipo", "Gravidade", "Esperado", f"Voltou (os {fmt.integer(findings.SHOWN)} primeiros, "
-              "escore)", "1º lugar", f"Posição do esperado (top-{fmt.integer(k)})"]
+              "escore)", "1º lugar", f"Posição do esperado (top-{fmt.integer(k)})",
+              *(labels.measure_label(m) for m in measured)]
     return ["<h2>Pergunta por pergunta</h2>",
             f"<p>O que cada pergunta esperava e o que voltou, na ordem. Uma posição “—” numa pergunta com "
             f"resposta quer dizer que nenhum documento esperado ficou entre os {fmt.integer(k)} primeiros.</p>",
-            html_table(header, rows, table_id="perguntas", align=["l", "l", "l", "l", "l", "c", "r"],
+            html_table(header, rows, table_id="perguntas", align=["l", "l", "l", "l", "l", "c", "r", *"r" * len(measured)],
                        min_width={0: "14em", 4: "14em"})]
 
 
@@ -142,9 +190,15 @@ def provenance_items(record: dict) -> list[tuple[str, object]]:
     if record["config"].get("label"):
         items.append(("Rótulo", record["config"]["label"]))
     for name in standalone.used_settings(record, (*VARIABLES, *DETAILS)):
+        if name == "rerank_fuse" and not record["config"].get("reranker"):
+            continue  # no reader ran: nothing was fused with the first stage
         value = standalone.setting_value(name, record)
         if str(value) != "—":
             items.append((standalone.setting_name(name), value))
+    ranked = record.get("ranked_lists") or {}
+    items.append(("Documentos por lista (run.trec)", depth_text(record)))
+    if ranked.get("depth") is not None and ranked.get("chunk_depth"):
+        items.append(("Trechos buscados por pergunta", fmt.integer(ranked["chunk_depth"])))
     git = record.get("git") or {}
     commit = code(fmt.short_hash(git.get("commit")), whole=True) if git.get("commit") else text("—")
     items.append(("Commit", commit + (text(" (com mudanças não gravadas)") if git.get("dirty") else text(""))))
@@ -166,7 +220,8 @@ def build(record: dict) -> str:
             f"{fmt.plural(record.get('n_documents') or 0, 'documento', 'documentos')} e "
             f"{fmt.plural(s['n_queries'], 'pergunta', 'perguntas')}. Os arquivos ao lado desta página "
             f"(<code>results.csv</code>, <code>run.json</code>, <code>run.trec</code>, <code>qrels.trec</code>) "
-            f"guardam os mesmos números.</p>",
+            f"guardam os mesmos números; <code>run.trec</code> guarda as listas ordenadas até a profundidade "
+            f"buscada (documentos por pergunta: {text(depth_text(record))}).</p>",
             *summary_section(record), *spreadsheet_section(record), *errors_section(record),
             *no_answer_section(record), "<h2>Configuração e procedência</h2>",
             standalone.definition_list(provenance_items(record))]

@@ -130,8 +130,11 @@ def test_compare_prints_the_numbers_it_printed_before(runs):
                     values.append([r["rr"] for r in rows])
                 else:
                     values.append([float(r[m]) for r in rows])
-            assert _old_line(m, *values) in proc.stdout.splitlines()
-        assert "changed: segmentation" in proc.stdout and "Holm" not in proc.stdout
+            # the same numbers, then Holm's p over the measures x pairs tested (here the measure and hit@1)
+            family = len(dict.fromkeys([measure, "hit@1"]))
+            assert any(line.startswith(_old_line(m, *values) + ", Holm p=") and line.endswith(f"(over {family} tests)")
+                       for line in proc.stdout.splitlines())
+        assert "changed: segmentation" in proc.stdout
     by_id = gabarito(log.parent.parent, "compare", a["run_id"], b["run_id"], "--log", str(log))
     assert by_id.returncode == 0 and by_id.stdout == gabarito(log.parent.parent, "compare", str(folders[0]),
                                                              str(folders[1])).stdout
@@ -172,7 +175,7 @@ def test_compare_refuses_an_edited_run_in_one_line(runs, tmp_path):
     shutil.copytree(folders[1], ranked)
     lines = (ranked / "run.trec").read_text(encoding="utf-8").splitlines(keepends=True)
     (ranked / "run.trec").write_text("".join([lines[1], lines[0], *lines[2:]]), encoding="utf-8")
-    assert gabarito(tmp_path, "compare", str(folders[0]), str(ranked)).returncode == 0  # RR@10: the rows
+    assert gabarito(tmp_path, "compare", str(folders[0]), str(ranked), "--measure", "RR@10").returncode == 0  # rows
     proc = gabarito(tmp_path, "compare", str(folders[0]), str(ranked), "--measure", "nDCG@10")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and str(ranked / "run.trec") in proc.stderr
 
