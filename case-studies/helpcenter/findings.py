@@ -161,7 +161,7 @@ def dense_against_fusion(results: Mapping, log_path: str | Path) -> dict:
     (``mean_a`` dense, ``mean_b`` fusion, wins/losses/ties counted for the fusion)."""
     dense = best_dense(results)
     ids = [dense["tuning"]["run_id"], by_label(results, FUSION_LABEL)["tuning"]["run_id"]]
-    pair = compare_runs(load_runs(ids, log_path))["pairs"][0]
+    pair = compare_runs(load_runs(ids, log_path), RIVAL_MEASURE)["pairs"][0]
     return {"dense": dense["tuning"]["config"]["label"], "pair": pair, "changed": list(pair["changed"]),
             "confounded": len(pair["changed"]) >= CONFOUNDED}
 
