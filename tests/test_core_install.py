@@ -145,3 +145,85 @@ def test_the_chapters_options_section_names_only_options_the_command_has():
     # the analyzers' own names, as the section lists them
     analyzers = re.search(r"\[--analyzer \{([^}]+)\}\]", proc.stdout).group(1).split(",")
     assert all(f"`{a}`" in section for a in analyzers)
+
+
+# -- issue 42, item 7: the core install runs evaluate, compare, pool and judge; the extras are named --
+
+def _requirements(dist: str, extras: tuple[str, ...] = ()) -> list[str]:
+    """The distributions ``dist`` requires (with ``extras``): gabarito's from ``pyproject.toml``,
+    any other's from its installed metadata."""
+    import tomllib
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    if dist == "gabarito":
+        project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        texts = project["dependencies"] + [r for e in extras for r in project["optional-dependencies"][e]]
+        return [Requirement(t).name.lower() for t in texts]
+    out = []
+    for text in metadata.requires(dist) or []:
+        req = Requirement(text)
+        if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in ("", *extras)):
+            out.append(req.name)
+    return out
+
+
+def closure(names: list[str]) -> set[str]:
+    """Every installed distribution ``names`` pull in, their own included (normalised names)."""
+    from importlib import metadata
+
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop().lower().replace("_", "-")
+        if name in seen:
+            continue
+        try:
+            todo += _requirements(name)
+        except metadata.PackageNotFoundError:
+            continue
+        seen.add(name)
+    return seen
+
+
+def _extras_only() -> list[str]:
+    """Installed distributions that only gabarito's extras (site, train, peers) bring."""
+    core = closure(_requirements("gabarito"))
+    return sorted(closure(_requirements("gabarito", ("site", "train", "peers"))) - core)
+
+
+def test_the_extras_hold_what_the_issue_named():
+    """Before: plotly, nbformat, nbclient, ipykernel, datasets (and pyarrow through it) were core."""
+    extras = set(_extras_only())
+    assert {"plotly", "nbformat", "nbclient", "ipykernel", "datasets", "accelerate", "pyarrow"} <= extras, extras
+    assert {"torch", "sentence-transformers", "numpy", "scipy", "arcadedb-embedded"} <= closure(
+        _requirements("gabarito"))
+
+
+def test_evaluate_compare_pool_and_judge_run_without_the_extras(example):
+    hidden = _extras_only()
+    base = ["--method", "bm25", "--log", "runs/log.jsonl"]
+    for out, extra in (("bm25", []), ("documentos", ["--segmentation", "document"])):
+        proc = gabarito_hiding(hidden, *evaluate(example, *base, "--out", out, *extra), cwd=example)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert (example / out / "relatorio.html").is_file() and (example / out / "run.trec").is_file()
+    proc = gabarito_hiding(hidden, "compare", "bm25/run.json", "documentos/run.json", "--out", "cmp.html",
+                           cwd=example)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (example / "cmp.html").stat().st_size > 10_000
+    proc = gabarito_hiding(hidden, "pool", "bm25", "documentos", "--seed", "7", "--out", "pool.json", cwd=example)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = gabarito_hiding(hidden, "judge", "pool.json", "--assessor", "ana", "--out", "ana.html", cwd=example)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (example / "ana.html").is_file()
+
+
+@pytest.mark.parametrize(("command", "extra"), [(["site"], "site"), (["report"], "site")])
+def test_a_command_that_needs_an_extra_names_its_pip_install(example, command, extra):
+    """Without the report's build (plotly, nbformat, ...), `gabarito site` and `gabarito report` stop
+    before any work with one line naming `pip install "gabarito[site]"`."""
+    proc = gabarito_hiding(_extras_only(), *command, cwd=example)
+    line = one_line(proc)
+    assert f'pip install "gabarito[{extra}]"' in line and f"gabarito {command[0]} needs the {extra!r} extra" in line
+    assert sorted(p.name for p in example.iterdir()) == ["documentos.json", "hide-site", "perguntas.json"]
