@@ -9,16 +9,20 @@ the user's own cache, checked by the weights' sha256 that the training results r
 
 * ``identical``: byte for byte;
 * ``same numbers``: a JSON results file whose values all agree once the record of the run itself is
-  set aside (its provenance: date, commit, machine; the phase timings and the wall time; any value
-  measured in seconds, milliseconds or questions per second, or a ratio of such measures, which no
-  rerun repeats);
+  set aside, by its path from the file's root (:func:`volatile`): the provenance, date, commit,
+  machine, phase timings and wall time at the root, a vector cache's hits and misses and an
+  evaluation's timings where :data:`VOLATILE_PATHS` says, and any key named by its unit of time or
+  rate (seconds, milliseconds, questions per second, or a ratio of such measures), which no rerun
+  repeats; every other value is compared, whatever its name;
 * ``run log``: a JSON-lines log whose every record holds only the record of a run (its date, state
   and times: a line added per run, e.g. ``wall_times.jsonl``), which no rerun repeats; not a result;
 * ``same ranks``: a TREC run file with the same documents in the same order for every question;
   only scores differ (in their last digits, typically);
 * ``differs``: how many lines and questions of a run file differ (and how many of them within the
   top 10), or the first paths of a JSON file whose values differ;
-* ``missing`` (committed, not written by the rerun) and ``new`` (written, not committed).
+* ``missing`` (committed, not written by the rerun) and ``new`` (written, not committed);
+* ``modified``: the committed file no longer matches the sha256 its run recorded in the folder's
+  ``results.sha256.json``, whatever the rerun gave (not reproduced).
 
 A ``gabarito evaluate`` run is named by the moment it ran and its configuration's hash
 (``20261205-110512-1ccc9fc0``): a rerun's run folders are paired with the committed ones of the same
@@ -42,18 +46,29 @@ from pathlib import Path
 from typing import Iterator
 
 from gabarito.errors import GabaritoError
+from gabarito.study.integrity import MANIFEST, manifest_path, read_manifest, state
 from gabarito.study.runner import run_script
 from gabarito.study.spec import StudySpec
 
 #: Verdicts that count as reproduced.
 REPRODUCED = ("identical", "same numbers", "same ranks", "run log")
-#: Keys of a results file that record the run, not its result.
-VOLATILE_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machine", "date", "git", "migrations",
-                           "hits", "misses"})  # a cache's hits and misses: what the run found, not a result
-#: Keys whose values are measured times or rates, or ratios of them (never repeated by a rerun):
-#: ``query_s``, ``latency_ms``, ``qps_ratio_to_arcadedb``, ``bm25_over_floor`` (a latency over the
-#: engine's floor), ...
-VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s|time)$"
+#: Keys at the root of a results file (or of a record of a JSON-lines log) that record the run,
+#: not its result: its provenance (date, commit, machine), phase timings and wall time.
+RUN_RECORD_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machine", "date", "git", "migrations"})
+#: Other places that record the run, as paths anchored at the file's root (or at a log record's):
+#: ``*`` is one key or list item, ``**`` any number of them. Only these: a ``misses`` or a ``time``
+#: elsewhere (``acceptable_misses/<method>/misses``, a document frequency ``df/time``) is a result.
+VOLATILE_PATHS = tuple(tuple(p.split("/")) for p in (
+    "**/cache/hits", "**/cache/misses",  # what an evaluation's vector cache found (help center, perf, logs)
+    "embedding_cache/**/hits", "embedding_cache/**/misses",  # the same, per collection (fusion)
+    "**/timings", "**/timings_s",  # phase timings of one evaluation or collection
+    "not_run_committed/*/date",  # when the committed results a budget did not rerun were computed
+))
+#: Keys named by their unit, whose values are measured times or rates, or ratios of them (never
+#: repeated by a rerun): ``query_s``, ``latency_ms``, ``qps_ratio_to_arcadedb``, ``bm25_over_floor``
+#: (a latency over the engine's floor), ... A bare ``time`` is no unit (a word whose document
+#: frequency a file counts): compared.
+VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s)$"
                           r"|^(?:seconds|times)$|(?:^|_)qps_|_over_floor$")
 #: Keys of a log record that describe the run (with the volatile ones), never a result.
 RUN_LOG_KEYS = frozenset({"state"})
@@ -117,22 +132,41 @@ def compare_trec(committed: Path, rerun: Path) -> tuple[str, str]:
     return "differs", f"{lines} of {total} lines in {changed} of {len(questions)} questions; {top} within the top 10"
 
 
-def _walk(a, b, path: str) -> Iterator[tuple[str, str]]:
+def _matches(pattern: tuple[str, ...], segments: tuple[str, ...]) -> bool:
+    if not pattern:
+        return not segments
+    if pattern[0] == "**":
+        return any(_matches(pattern[1:], segments[i:]) for i in range(len(segments) + 1))
+    return bool(segments) and pattern[0] in ("*", segments[0]) and _matches(pattern[1:], segments[1:])
+
+
+def volatile(segments: tuple[str, ...]) -> bool:
+    """Whether the value at ``segments`` (keys from the file's root, ``[]`` for a list item) records
+    the run rather than its result: :data:`RUN_RECORD_KEYS` at the root, :data:`VOLATILE_PATHS`, or a
+    key named by its unit (:data:`VOLATILE_KEY`)."""
+    if len(segments) == 1 and segments[0] in RUN_RECORD_KEYS:
+        return True
+    return bool(VOLATILE_KEY.search(segments[-1])) or any(_matches(p, segments) for p in VOLATILE_PATHS)
+
+
+def _walk(a, b, path: str, segments: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
     """``(kind, path)`` of every difference: ``value`` (the same place holds another value) or
-    ``key`` (a key or list item only one side has)."""
+    ``key`` (a key or list item only one side has). Every value is compared except those
+    :func:`volatile` names by their path."""
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b), key=str):
-            if k in VOLATILE_KEYS or VOLATILE_KEY.search(str(k)):
+            here = (*segments, str(k))
+            if volatile(here):
                 continue
             if k not in a or k not in b:
                 yield "key", f"{path}/{k}" + ("" if k in b else " (committed only)")
             else:
-                yield from _walk(a[k], b[k], f"{path}/{k}")
+                yield from _walk(a[k], b[k], f"{path}/{k}", here)
     elif isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             yield "key", f"{path}[{len(a)} vs {len(b)} items]"
         for i, (x, y) in enumerate(zip(a, b)):
-            yield from _walk(x, y, f"{path}[{i}]")
+            yield from _walk(x, y, f"{path}[{i}]", (*segments, "[]"))
     elif isinstance(a, str) and isinstance(b, str):
         if RUN_ID_IN.sub(r"<run>-\2", a) != RUN_ID_IN.sub(r"<run>-\2", b):  # a run id: its configuration
             yield "value", path or "/"
@@ -156,8 +190,15 @@ def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
     lines = rerun.suffix == ".jsonl"
     a, b = _load_json(committed, lines), _load_json(rerun, lines)
     found = {"value": [], "key": []}
-    for kind, p in _walk(a, b, ""):
-        found[kind].append(p)
+    if lines:  # each record of a log is compared from its own root
+        pairs = [(x, y, f"[{i}]") for i, (x, y) in enumerate(zip(a, b))]
+        if len(a) != len(b):
+            found["key"].append(f"[{len(a)} vs {len(b)} records]")
+    else:
+        pairs = [(a, b, "")]
+    for x, y, where in pairs:
+        for kind, p in _walk(x, y, where):
+            found[kind].append(p)
     if not found["value"] and not found["key"]:
         return "same numbers", "only the record of the run differs"
     parts = []
@@ -175,7 +216,7 @@ def _is_run_log(path: Path) -> bool:
     except GabaritoError:
         return False
     return bool(records) and all(isinstance(r, dict) and all(
-        k in VOLATILE_KEYS or k in RUN_LOG_KEYS or VOLATILE_KEY.search(k) for k in r) for r in records)
+        k in RUN_LOG_KEYS or volatile((k,)) for k in r) for r in records)
 
 
 def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
@@ -230,6 +271,14 @@ def _committed_path(rel: Path, pairs: dict[Path, Path]) -> Path:
     return rel
 
 
+def _manifest_state(path: Path) -> str | None:
+    """Why a committed file that its folder's manifest records is not the one recorded, or None
+    (also None for a file no manifest records: a TREC run, a log written beside the results)."""
+    if path.name not in read_manifest(manifest_path(path)):
+        return None
+    return state(path)
+
+
 def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
     """Every file the rerun wrote (under ``rerun``) against ``committed`` (a run folder's files
     against those of its pair, :func:`pair_run_folders`, named as committed); committed files of the
@@ -249,6 +298,10 @@ def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
             out.append(FileCheck(p.relative_to(rerun).as_posix(), "new", "written by the rerun, not committed"))
             continue
         verdict, detail = compare_file(mine, p)
+        changed = _manifest_state(mine)
+        if changed:  # whatever the rerun gave, the committed file is not the one its run wrote
+            verdict, detail = "modified", (f"the committed file no longer matches its {MANIFEST}: {changed}; "
+                                           f"against the rerun: {verdict}" + (f", {detail}" if detail else ""))
         out.append(FileCheck(rel.as_posix(), verdict, detail))
     for folder, theirs in sorted(folders.items()):
         if folder == Path("."):

@@ -190,10 +190,14 @@ def run_study(spec: StudySpec, run: Run, argv=None, *,
 
 def run_script(spec: StudySpec, argv: list[str]) -> None:
     """Run a study's script as ``__main__`` with ``argv``; a failure is one line. Ctrl-C (the
-    study printed its own line) is raised again as it came."""
+    study printed its own line), SIGTERM and SIGHUP (``gabarito`` printed its own: exit 128 + n)
+    are raised again as they came, so the caller's clean-up runs and the status is the signal's."""
     import runpy
+    import signal
 
     from gabarito.errors import INTERRUPTED
+
+    stopped = (INTERRUPTED, 128 + signal.SIGTERM, 128 + signal.SIGHUP)
 
     script = spec.dir / spec.script
     saved = sys.argv
@@ -201,7 +205,7 @@ def run_script(spec: StudySpec, argv: list[str]) -> None:
     try:
         runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
-        if exc.code == INTERRUPTED:
+        if exc.code in stopped:
             raise
         if exc.code not in (0, None):
             raise GabaritoError(f"study {spec.name} exited with status {exc.code}", path=script) from None

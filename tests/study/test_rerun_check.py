@@ -118,7 +118,10 @@ def test_a_changed_score_a_swap_and_a_changed_number_are_each_named(study, capsy
     code, verdicts = _check(study, capsys)
     assert code == 1
     assert verdicts["mini/runs/bm25.trec"].startswith("differs (2 of ") and "2 within the top 10" in verdicts["mini/runs/bm25.trec"]
-    assert verdicts["mini/results.json"].startswith("differs (1 values differ: /scores/metrics/bm25/RR@10")
+    # edited by hand: the manifest says so first, then what the rerun gave (issue 39, F2)
+    assert verdicts["mini/results.json"].startswith("modified (the committed file no longer matches its "
+                                                    "results.sha256.json")
+    assert "against the rerun: differs, 1 values differ: /scores/metrics/bm25/RR@10" in verdicts["mini/results.json"]
 
 
 def test_comparisons_by_hand(tmp_path):
@@ -233,6 +236,9 @@ def test_the_command_pairs_evaluate_run_folders_by_configuration_in_the_order_th
     a, b = lines[i].split(), lines[i + 1].split()  # two documents of the same question, swapped
     lines[i], lines[i + 1] = " ".join([*a[:2], b[2], *a[3:]]), " ".join([*b[:2], a[2], *b[3:]])
     trec.write_text("\n".join(lines) + "\n")
+    from gabarito.study.integrity import record
+
+    record(trec, when="2026-12-07T00:00:00+00:00")  # a run that wrote other ranks, not a hand edit
     code, verdicts = _check(study, capsys)
     assert code == 1
     assert verdicts[f"mini/runs/{committed[2]}/run.trec"].startswith("differs (2 of "), verdicts
