@@ -22,6 +22,8 @@ from typing import Iterable, Mapping
 
 from gabarito.errors import GabaritoError
 from gabarito.inputs.gold import verify_frozen
+from gabarito.study.integrity import MANIFEST, manifest_path, read_manifest
+from gabarito.study.integrity import verify as verify_written
 from gabarito.publish.formatting import Html, code, date_pt, integer, text
 from gabarito.publish.labels import model as model_name
 from gabarito.publish.labels import note_html
@@ -32,7 +34,11 @@ DOWNLOADS = "downloads"
 
 
 def load_json(path: str | Path):
+    """A JSON file a page reads; one that its folder's results manifest records must still be the
+    one its run wrote (:func:`gabarito.study.integrity.verify`), else a one-line error."""
     path = Path(path)
+    if path.name != MANIFEST and path.name in read_manifest(manifest_path(path)):
+        verify_written(path)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -164,3 +164,16 @@ def test_writing_a_manifest_leaves_no_lock_file_in_the_folder(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (out / MANIFEST).is_file() and "run.json" in json.loads((out / MANIFEST).read_text())["files"]
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_page_loading_an_edited_recorded_file_is_refused(project):
+    """The pages' `load_json` (perf.json, judging.json, scaling.json, ...) checks a file its folder's
+    manifest records, so a page opened outside the build refuses it too."""
+    from gabarito.errors import GabaritoError
+    from gabarito.publish.provenance import load_json
+
+    perf = project / "case-studies" / "helpcenter" / "perf.json"
+    assert load_json(perf)
+    perf.write_text(perf.read_text(encoding="utf-8").replace("{", "{ ", 1), encoding="utf-8")
+    with pytest.raises(GabaritoError, match="modified after its run"):
+        load_json(perf)
