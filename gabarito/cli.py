@@ -11,7 +11,9 @@
     gabarito judge POOL --assessor NAME --out PAGE.html     # a judging page (offline HTML)
     gabarito judgments import GRADES... --pool POOL --out DIR  # kappa, adjudication, graded qrels
 
-Errors are one line on stderr and exit status 2; Ctrl-C is one line and status 130.
+Errors are one line on stderr and exit status 2 (bad input, and faults such as a full or read-only
+disk, named by path); Ctrl-C is one line and status 130, SIGTERM 143; a closed output (``| head``)
+ends quietly with status 141.
 """
 
 from __future__ import annotations
@@ -333,6 +335,35 @@ def dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The exit status when stdout's reader went away (``| head``): 128 + SIGPIPE, as shells report it.
+OUTPUT_GONE = 141
+
+
+def _terminated(signum, _frame) -> None:
+    """SIGTERM or SIGHUP: one line, then ``SystemExit(128 + n)``, so every clean-up on the way out
+    runs (temporary files, a reserved run folder, a server) instead of the process vanishing."""
+    os.write(2, f"gabarito: stopped by {signal.Signals(signum).name}\n".encode())
+    raise SystemExit(128 + signum)
+
+
+def _output_gone() -> int:
+    """stdout's reader went away: what is left to print goes to /dev/null, quietly."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return OUTPUT_GONE
+
+
+def _fault(exc: BaseException) -> str:
+    """One line for a fault outside gabarito's checks: the path and the system's reason."""
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to process (Python's recursion limit)"
+    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    path = getattr(exc, "filename", None)
+    return f"{path}: {reason}" if path is not None else f"{reason} ({type(exc).__name__})"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gabarito", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -349,10 +380,22 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[MIRROR_ENV] = str(args.mirror)
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on, KeyboardInterrupt
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _terminated)
     try:
+        if getattr(args, "device", None) is not None:  # a device torch does not see: one line, before any work
+            from gabarito.retrieval.device import choose_device
+
+            choose_device(args.device)
         return dispatch(args)
     except GabaritoError as exc:
         print(f"gabarito: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return _output_gone()
+    except (OSError, RecursionError) as exc:  # a full or read-only disk, a folder where a file goes, ...
+        print(f"gabarito: error: {_fault(exc)}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # a module of an extra (gabarito[site], ...) a core install lacks
         from gabarito.extras import missing_extra
@@ -373,6 +416,10 @@ def entry() -> int:
     process silently, with no status of its own)."""
     code = main()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        sys.stdout.flush()  # here, not at the interpreter's exit, where a broken pipe is a traceback
+    except BrokenPipeError:
+        code = _output_gone()
     return code
 
 

@@ -44,8 +44,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to a temp file beside ``path``, fsync it and rename it into place; the file's
     mode follows the umask (a temp file is created 0600)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path) from exc
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -53,13 +56,22 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             os.fsync(fh.fileno())
         os.chmod(tmp, file_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from exc
         raise
     return path
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` naming ``path``, the file asked for, rather than its temporary file beside it."""
+    if exc.errno is None or exc.filename == str(path):
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(path))
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:

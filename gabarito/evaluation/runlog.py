@@ -12,6 +12,7 @@ file edited after the run is refused by ``gabarito compare``.
 
 from __future__ import annotations
 
+import atexit
 import csv
 import io
 import json
@@ -252,6 +253,17 @@ def unique_run_id(record: dict, log_path: str | Path, runs_dir: str | Path,
     except OSError as exc:
         raise GabaritoError(f"cannot reserve a run folder ({exc.strerror or exc})",
                             path=exc.filename or runs_dir) from None
+    if not _RESERVED:
+        atexit.register(_release_all)
     _RESERVED[candidate] = runs_dir / candidate
     record["run_id"] = candidate
     return candidate
+
+
+def _release_all() -> None:
+    """On the way out (a normal exit, or SIGTERM/Ctrl-C turned into an exception by the command):
+    remove every folder still reserved and never written, so a stopped run leaves no empty
+    ``runs/<id>/`` behind."""
+    for run_id in list(_RESERVED):
+        _release(run_id, keep=None)
+    atexit.unregister(_release_all)

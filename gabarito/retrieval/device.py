@@ -1,7 +1,8 @@
 """Where a model runs: the one place a device is chosen for encoders, second readers and training.
 
 ``choose_device("auto")`` is ``"cuda"`` when torch sees a GPU, else ``"cpu"``; ``"cpu"``,
-``"cuda"``, ``"cuda:<n>"`` and ``"mps"`` are taken as given. Not asking (``None``) means the
+``"cuda"``, ``"cuda:<n>"`` and ``"mps"`` are taken as given when torch sees that device (else one
+line saying so, before any model loads). Not asking (``None``) means the
 ``GABARITO_DEVICE`` variable when it is set, else the CPU -- so a machine without a GPU, and every
 default, computes exactly what it did before. Each model records the device it ran on in its
 provenance.
@@ -41,7 +42,31 @@ def choose_device(device: str | None = None, *, cpu_only: bool = False) -> str:
         return "cpu" if cpu_only or not cuda_available() else "cuda"
     if cpu_only and text != "cpu":
         raise GabaritoError(f"this engine runs on the CPU only, not on {asked!r}")
+    missing = _absent(text)
+    if missing is not None:
+        raise GabaritoError(f"device {asked!r}: {missing}; use --device cpu, or auto (the GPU when torch sees one)")
     return text
+
+
+def _absent(device: str) -> str | None:
+    """Why torch cannot run on ``device`` here (a GPU it was not built for or does not see), or
+    ``None``: asked before any work, not by torch's own assertion deep inside the first model."""
+    if device == "cpu":
+        return None
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed"
+    if device == "mps":
+        return None if torch.backends.mps.is_available() else "torch sees no Apple GPU (mps) here"
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    index = int(device.partition(":")[2] or 0)
+    if index < count:
+        return None
+    if count == 0:
+        build = "built without CUDA" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
+        return f"torch {torch.__version__} ({build}) sees no CUDA device here"
+    return f"torch sees {count} CUDA device(s) here (cuda:0 to cuda:{count - 1})"
 
 
 def add_device_argument(parser) -> None:

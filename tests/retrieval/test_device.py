@@ -44,8 +44,12 @@ def test_not_asking_is_the_variable_else_the_cpu(no_env, gpu, monkeypatch):
     assert choose_device("cpu") == "cpu"  # asked explicitly: the variable does not matter
 
 
-def test_explicit_devices_and_errors(no_env):
+def test_explicit_devices_and_errors(no_env, gpu, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
     assert [choose_device(d) for d in ("cpu", "cuda", "cuda:1", "mps")] == ["cpu", "cuda", "cuda:1", "mps"]
+    with pytest.raises(GabaritoError, match=r"sees 2 CUDA device\(s\) here"):
+        choose_device("cuda:2")
     for bad in ("gpu", "cuda:", "tpu", "", 3):
         with pytest.raises(GabaritoError, match="unknown device"):
             choose_device(bad)
