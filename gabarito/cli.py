@@ -81,7 +81,11 @@ def _add_evaluate(sub) -> None:
     p.add_argument("--analyzer", default="standard", choices=list(ANALYZERS),
                    help="BM25 text analysis; portuguese and english need --engine arcadedb")
     p.add_argument("--k", type=int, default=10, help="documents kept per question (default: 10)")
-    p.add_argument("--chunk-depth", type=int, default=50, help="chunks retrieved before collapsing to documents")
+    p.add_argument("--depth", type=int, help="documents each ranked list holds, searched to and cut to before "
+                                             "scoring, for every method alike (default: the largest cutoff of "
+                                             "the measures, at least 100); a measure deeper than it is refused")
+    p.add_argument("--chunk-depth", type=int, help="chunks searched first (default: --depth); grown until every "
+                                                   "list holds --depth documents or no chunk is left")
     p.add_argument("--rrf-k", type=int, default=60, help="RRF constant for --method hybrid")
     p.add_argument("--out", type=Path, help="output folder (default: <log folder>/<run id>)")
     p.add_argument("--log", type=Path, default=Path("runs") / "log.jsonl", help="JSONL log (default: runs/log.jsonl)")
@@ -116,9 +120,12 @@ def _add_compare(sub) -> None:
                     "questions: means, wins/losses, sign and randomization tests, questions that flipped.")
     p.add_argument("runs", nargs="+", metavar="RUN_ID_OR_FILE", help="a run id from the log or a run.json path")
     p.add_argument("--log", type=Path, default=Path("runs") / "log.jsonl")
-    p.add_argument("--measure", default="RR@10",
-                   help="RR@n or hit@n (n up to the runs' k, from run.json), or any measure such as nDCG@10, "
-                        "R@100, AP@100, P@5 (from the run.trec and qrels.trec each run wrote) (default: RR@10)")
+    p.add_argument("--measure", action="append", metavar="MEASURE[,MEASURE...]",
+                   help="repeatable, or a comma list: RR@n or hit@n (n up to the runs' k, from run.json), or any "
+                        "measure such as nDCG@10, R@100, AP@100, P@5 (from the run.trec and qrels.trec each run "
+                        "wrote, no deeper than the runs' lists); every one is tested, Holm over measures x pairs "
+                        "(default: RR@10 and hit@1, with nDCG@10, AP@100 and R@100 when questions have several "
+                        "relevant documents or graded judgments)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.add_argument("--out", type=Path, metavar="FILE.html",
                    help="where to write the comparison page (default: comparacao-<first>-<last>.html beside the "
@@ -146,7 +153,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     config = EvalConfig(segmentation=args.segmentation, prefix_title=args.prefix_title, method=args.method,
                         model=args.model, engine=args.engine, analyzer=args.analyzer, k=args.k,
-                        chunk_depth=args.chunk_depth, rrf_k=args.rrf_k, label=args.label,
+                        chunk_depth=args.chunk_depth, depth=args.depth, rrf_k=args.rrf_k, label=args.label,
                         reranker=args.reranker, rerank_n=args.rerank_n, rerank_fuse=args.rerank_fuse,
                         measures=tuple(args.measures.split(",")) if args.measures else None,
                         fusion=args.fusion, fusion_in=args.fusion_in).effective()
@@ -178,7 +185,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from gabarito.evaluation.compare import compare_runs, format_comparison, load_runs
 
     records = load_runs(args.runs, args.log)
-    result = compare_runs(records, args.measure)
+    result = compare_runs(records, [m for given in args.measure for m in given.split(",")] if args.measure else None)
     for warning in result["warnings"]:
         _warn(warning)
     if args.json:
@@ -189,7 +196,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     folder = getattr(records[0], "folder", None)
     out = args.out or compare_page.default_path(records, folder.parent if folder is not None else args.log.parent)
-    written = compare_page.write(records, out, args.measure, result)
+    written = compare_page.write(records, out, result["measures"], result)
     if args.json:  # stdout is the JSON alone
         print(f"gabarito: wrote {written}", file=sys.stderr)
     else:

@@ -59,10 +59,10 @@ def side_by_side(records: Sequence[dict]) -> list[str]:
                                          for rep in reports] for m in measures]
     block = {"metrics": {n: dict(rep.metrics["run"]) for n, rep in zip(names, reports)},
              "ci95": {n: dict(rep.ci["run"]) for n, rep in zip(names, reports)}}
-    fig = svg.metrics_bars(block, names, measures, labels={n: n for n in names})
+    fig = svg.metrics_bars(block, names, measures, labels={n: n for n in names}, axis_note=run_page.axis_note(measures))
     return ["<h2>Lado a lado</h2>", "<p>Média de cada execução nas perguntas com resposta, com o intervalo de "
             "95%.</p>", html_table(["Medida", *names], rows, align=["l"] + ["r"] * len(names), table_id="lado-a-lado"),
-            fig]
+            fig, "<p>Como ler cada medida, de 0 a 1:</p>", run_page.scale_notes(measures)]
 
 
 def _comparison(measure: str, t: dict) -> Comparison:

@@ -38,16 +38,15 @@ MARK = {True: Html('<span class="acerto">acertou</span>'), False: Html('<span cl
 
 #: How each kind of measure reads from 0 to 1 ("k" is its cutoff), under the summary's chart.
 SCALE = {
-    "hit": "Acerto@{k}: a fração das perguntas com um documento certo entre os {k} primeiros (0 = nunca há "
-           "um; 1 = sempre há).",
+    "hit": "Acerto@{k}: a fração das perguntas com um documento certo {top} (0 = nunca há um; 1 = sempre há).",
     "RR": "MRR@{k}: o inverso da posição do primeiro documento certo (1 = sempre em 1º lugar; 1/2 = em 2º; 0 = "
-          "nenhum certo entre os {k} primeiros).",
-    "nDCG": "nDCG@{k}: a ordem dos {k} primeiros perto da ideal, os mais relevantes antes (1 = a ordem ideal; 0 = "
-            "nenhum relevante entre eles).",
-    "AP": "MAP@{k}: a média, por pergunta, da precisão em cada documento relevante achado entre os {k} primeiros, "
-          "sobre todos os relevantes (1 = todos eles antes de qualquer irrelevante; 0 = nenhum achado).",
-    "R": "Recall@{k}: a fração dos documentos relevantes que está entre os {k} primeiros (1 = todos).",
-    "P": "Precisão@{k}: a fração dos {k} primeiros que é relevante (1 = todos relevantes).",
+          "nenhum certo {top}).",
+    "nDCG": "nDCG@{k}: quão perto da ideal está a ordem {top}, os mais relevantes antes (1 = a ordem ideal; "
+            "0 = nenhum relevante ali).",
+    "AP": "MAP@{k}: a média, por pergunta, da precisão em cada documento relevante achado {top}, sobre todos "
+          "os relevantes (1 = todos eles antes de qualquer irrelevante; 0 = nenhum achado).",
+    "R": "Recall@{k}: a fração dos documentos relevantes que está {top} (1 = todos).",
+    "P": "Precisão@{k}: a fração dos documentos {top} que é relevante (1 = todos relevantes).",
 }
 
 
@@ -61,9 +60,19 @@ def scale_notes(measures) -> Html:
             parsed = Measure.parse(m, loose=True)
         except GabaritoError:
             continue
-        seen.setdefault((parsed.kind, parsed.cutoff), SCALE[parsed.kind].format(k=parsed.cutoff or "todos os"))
+        k = parsed.cutoff
+        top = "na lista toda" if k is None else "no 1º lugar" if k == 1 else f"entre os {k} primeiros"
+        seen.setdefault((parsed.kind, k), SCALE[parsed.kind].format(k=k or "", top=top))
     items = "".join(f"<li>{text(line)}</li>" for line in seen.values())
     return Html(f'<ul class="gabarito-scale">{items}</ul>') if items else Html("")
+
+
+def axis_note(measures) -> str:
+    """What the bar chart's axis says: the accuracies' reading when every measure is one, else a
+    pointer to the notes of :func:`scale_notes` (nDCG, MAP and recall are not "always right")."""
+    if all(str(m).startswith("hit@") for m in measures):
+        return "0 = nunca acerta · 1 = sempre acerta"
+    return "de 0 a 1: como ler cada medida, logo abaixo"
 
 
 def depth_text(record: dict) -> str:
@@ -102,7 +111,8 @@ def summary_section(record: dict) -> list[str]:
             for m in measures]
     out.append(html_table(["Medida", "Média", "Intervalo de 95%"], rows, align=["l", "r", "r"], table_id="resumo"))
     block = report.to_dict(per_query=False)
-    out.append(svg.metrics_bars(block, [METHOD], measures, labels={METHOD: "Esta execução"}))
+    out.append(svg.metrics_bars(block, [METHOD], measures, labels={METHOD: "Esta execução"},
+                                axis_note=axis_note(measures)))
     out += ["<p>Como ler cada medida, de 0 a 1:</p>", scale_notes(measures)]
     return out
 
@@ -190,8 +200,8 @@ def provenance_items(record: dict) -> list[tuple[str, object]]:
     if record["config"].get("label"):
         items.append(("Rótulo", record["config"]["label"]))
     for name in standalone.used_settings(record, (*VARIABLES, *DETAILS)):
-        if name == "rerank_fuse" and not record["config"].get("reranker"):
-            continue  # no reader ran: nothing was fused with the first stage
+        if name == "depth" or (name == "rerank_fuse" and not record["config"].get("reranker")):
+            continue  # the depth in words below; no reader ran: nothing was fused with the first stage
         value = standalone.setting_value(name, record)
         if str(value) != "—":
             items.append((standalone.setting_name(name), value))

@@ -80,10 +80,12 @@ def _decimals(values: Sequence[float]) -> int:
 
 
 def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence[str], *,
-                 labels: Mapping[str, str] | None = None) -> Html:
+                 labels: Mapping[str, str] | None = None,
+                 axis_note: str = "0 = nunca acerta · 1 = sempre acerta") -> Html:
     """Grouped horizontal bars, one group per measure and one bar per method, with the 95%
     interval as a whisker and the value written inside the bar (the chart of
-    :func:`gabarito.publish.charts.metrics_bars`)."""
+    :func:`gabarito.publish.charts.metrics_bars`); ``axis_note`` reads the scale under the axis
+    (the default fits accuracies only)."""
     left, right, top, bar, gap = 78.0, WIDTH - 14.0, 8.0, 16.0, 10.0
     span = right - left
 
@@ -115,8 +117,7 @@ def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence
                         extra="" if value >= 0.12 else f' dx="{x(value) - left:.1f}"')
                 + "</g>")
     axis_y = top + plot_h + 30
-    parts.append(_text(left + span / 2, axis_y, "0 = nunca acerta · 1 = sempre acerta", size=11, anchor="middle",
-                       fill=MUTED))
+    parts.append(_text(left + span / 2, axis_y, axis_note, size=11, anchor="middle", fill=MUTED))
     legend, used = _legend(axis_y + 12, [(n, method_color(k, i)) for i, (k, n) in enumerate(zip(methods, names))])
     label = "Média de cada medida, com o intervalo de 95%: " + ", ".join(names)
     return _figure(axis_y + 16 + used, parts + legend, label)
