@@ -207,3 +207,25 @@ def test_a_label_with_a_bidi_override_or_an_invisible_mark_is_refused(many):
         proc = evaluate(many, "bidi", "--label", label)
         one_line_error(proc, "--label holds a control or format character")
         assert label not in proc.stderr and not (many / "runs" / "bidi").exists()
+
+
+def test_a_run_older_than_the_depth_rule_is_flagged_per_measure(many, tmp_path, monkeypatch):
+    """A run folder written before runs recorded their depth (listed as older than manifests): its
+    lists hold what 50 chunks gave, so each measure deeper than its rows is flagged, not silently read."""
+    import shutil
+
+    from gabarito.study.integrity import MANIFEST
+
+    old = tmp_path / "old"
+    shutil.copytree(many / "runs" / "doc", old)
+    (old / MANIFEST).unlink()
+    rec = record(old)
+    rec["ranked_lists"] = {"chunk_depth": 50, "documents": 279, "order_as_scored": True}  # as written before
+    (old / "run.json").write_text(json.dumps(rec), encoding="utf-8")
+    monkeypatch.setenv("GABARITO_LEGACY_FOLDERS", str(old))
+    proc = gabarito(many, "compare", "runs/deep", str(old), "--measure", "RR@10,R@100,nDCG@10")
+    assert proc.returncode == 0, proc.stderr
+    flagged = [line for line in proc.stderr.splitlines() if "recorded no list depth" in line]
+    assert [line.split(": run ")[0].removeprefix("gabarito: warning: ") for line in flagged] == ["R@100", "nDCG@10"]
+    assert "lists hold what 50 chunks gave" in flagged[0] and "fewer than 100 documents" in flagged[0]
+    assert " ? " in proc.stdout.splitlines()[2] + " "  # the table shows its depth as not recorded
