@@ -21,6 +21,17 @@ def _group_table(title: str, groups: dict) -> list[str]:
     return lines
 
 
+def _depth(record: dict) -> list[str]:
+    """The line saying how deep the ranked lists (and so every measure) go."""
+    ranked = record.get("ranked_lists") or {}
+    if ranked.get("depth") is None:
+        return []
+    short = (f"; the shortest holds {ranked['shortest']} (the search found no more)"
+             if ranked.get("shortest") is not None and ranked["shortest"] < ranked["depth"] else "")
+    return [f"  ranked lists (run.trec, every measure): {ranked['depth']} documents per question, from "
+            f"{ranked['chunk_depth']} chunks searched{short}"]
+
+
 def format_summary(record: dict) -> str:
     """A plain-text summary of a run record, for the terminal."""
     s, cfg = record["summary"], record["config"]
@@ -33,7 +44,7 @@ def format_summary(record: dict) -> str:
     lines = [f"run {record['run_id']}" + (f" ({cfg['label']})" if cfg["label"] else ""),
              "  " + ", ".join(setup) + f", k {cfg['k']}",
              (f"  {record['n_documents']} documents, {record['n_chunks']} chunks; {s['n_queries']} queries "
-              f"({s['n_answerable']} answerable, {s['n_unanswerable']} unanswerable)"), "",
+              f"({s['n_answerable']} answerable, {s['n_unanswerable']} unanswerable)"), *_depth(record), "",
              f"answerable queries (mean [95% bootstrap CI], n={s['n_answerable']}):"]
     for key, name in (("top1", "top-1 accuracy"), ("top3", "top-3 accuracy"), ("top5", "top-5 accuracy"),
                       ("mrr", f"MRR@{cfg['k']}")):

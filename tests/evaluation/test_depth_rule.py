@@ -77,6 +77,7 @@ def many(tmp_path_factory) -> Path:
     for out, extra in (("deep", ()), ("doc", ("--segmentation", "document")), ("shallow", ("--depth", "50"))):
         proc = evaluate(folder, out, *extra)
         assert proc.returncode == 0, proc.stderr[-2000:]
+        (folder / f"{out}.stdout").write_text(proc.stdout, encoding="utf-8")
     return folder
 
 
@@ -97,6 +98,9 @@ def test_the_default_depth_follows_the_measures_and_run_trec_holds_it(many):
     assert rec["summary"]["measures"]["R@100"]["value"] == pytest.approx(by_hand, abs=1e-12)
     page = (folder / "relatorio.html").read_text(encoding="utf-8")
     assert "até a profundidade buscada (documentos por pergunta: 100)" in page
+    printed = (many / "deep.stdout").read_text(encoding="utf-8")
+    assert f"ranked lists (run.trec, every measure): 100 documents per question, from {ranked['chunk_depth']} " \
+           f"chunks searched\n" in printed
 
 
 def test_a_measure_deeper_than_the_depth_is_refused_and_a_default_one_named_at_it(many, tmp_path):
