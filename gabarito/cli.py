@@ -404,6 +404,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, RecursionError) as exc:  # a full or read-only disk, a folder where a file goes, ...
         print(f"gabarito: error: {_fault(exc)}", file=sys.stderr)
         return 2
+    except MemoryError:  # an input too large for the memory this process may use, wherever it was read
+        print("gabarito: error: out of memory: the inputs (or the model) need more memory than this process "
+              "may use", file=sys.stderr)
+        return 2
     except ModuleNotFoundError as exc:  # a module of an extra (gabarito[site], ...) a core install lacks
         from gabarito.extras import missing_extra
 

@@ -206,3 +206,24 @@ def test_cli_every_input_may_start_with_a_bom(project):
         assert proc.returncode == 0, (documents, evaluation, proc.stderr[-1500:])
         record = json.loads((project / "runs" / f"r{i}" / "run.json").read_text(encoding="utf-8"))
         assert record["per_query"][0]["hit@1"] is True, (documents, evaluation)
+
+
+# -- huge inputs: a file larger than the memory the process may use ---------------------------------
+
+def test_cli_an_evaluation_file_larger_than_memory_is_one_line(project):
+    """A 120 MB answer text under a 500 MB address-space limit: before, a MemoryError traceback
+    (from the evaluation's hash, or from reading the file, depending on where memory ran out)."""
+    with open(project / "huge.json", "w", encoding="utf-8") as f:
+        f.write(json.dumps([QUESTIONS[0]])[:-2] + ', "answer": "')
+        f.write("a" * (120 << 20))
+        f.write('"}]')
+
+    def limited():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (500 << 20, 500 << 20))
+
+    proc = evaluate(project, evaluation="huge.json", preexec_fn=limited)
+    line = assert_one_line_error(proc)
+    assert "too large to read into memory" in line or "out of memory" in line, line
+    _nothing_written(project)
