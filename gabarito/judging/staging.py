@@ -145,12 +145,23 @@ def _link(src: Path, dst: Path) -> None:
         os.rename(src, dst)
 
 
-def _undo(placed: Sequence[Path], kept: Sequence[tuple[Path, Path]]) -> None:
-    for path in placed:
-        try:
-            path.unlink()
-        except OSError:
-            pass
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _undo(placed: Sequence[tuple[Path, tuple[int, int] | None]], kept: Sequence[tuple[Path, Path]]) -> None:
+    """Remove what was placed (only a file that is still ours: never a rival's of the same name),
+    then put back the files it replaced."""
+    for path, ident in placed:
+        if ident is not None and _identity(path) == ident:
+            try:
+                path.unlink()
+            except OSError:
+                pass
     for aside, dst in kept:
         try:
             os.replace(aside, dst)
@@ -163,12 +174,13 @@ def place(stage: Path, folder: str | Path, names: Sequence[str], *, replace: Seq
     all or none. A name in ``replace`` may replace an existing file (kept aside and put back on a
     failure); any other existing name is refused. Returns the placed paths."""
     folder = Path(folder)
-    placed: list[Path] = []
+    placed: list[tuple[Path, tuple[int, int] | None]] = []
     kept: list[tuple[Path, Path]] = []
     with held_signals():
         try:
             for name in names:
                 dst = folder / name
+                placed.append((dst, _identity(stage / name)))  # before: an interruption may follow the link
                 if name in replace:
                     if dst.exists():
                         aside = stage / f".previous-{name}"
@@ -177,10 +189,9 @@ def place(stage: Path, folder: str | Path, names: Sequence[str], *, replace: Seq
                     os.replace(stage / name, dst)
                 else:
                     _link(stage / name, dst)
-                placed.append(dst)
         except BaseException as exc:
             _undo(placed, kept)
             if isinstance(exc, OSError):
                 raise _unwritable(exc, folder / name) from None
             raise
-    return placed
+    return [dst for dst, _ in placed]

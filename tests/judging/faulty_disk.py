@@ -9,10 +9,12 @@ inputs elsewhere) behaves normally. MODE:
   raises ``OSError(ENOSPC)`` (as a full disk does);
 * ``readonly``: creating, opening for writing, linking, renaming or removing anything under
   FOLDER raises ``OSError(EROFS)`` (tests run as root, which ignores permission bits);
-* ``stop``: the N-th file put in place under FOLDER (a rename, replace or link onto a name that
-  is not hidden) is followed by ``KeyboardInterrupt``, as a Ctrl-C at that instant would be;
+* ``stop``: the N-th file put in place under FOLDER (a rename, replace or link onto a path with
+  no hidden part below FOLDER) is followed by ``KeyboardInterrupt``, as a Ctrl-C at that instant would be;
 * ``hang``: after N bytes the writing blocks for good, after printing ``HANG`` on stderr (a
-  slow disk: the test then sends a signal).
+  slow disk: the test then sends a signal);
+* ``taken``: just before the N-th file is put in place under FOLDER, another process (the
+  loser's rival in a race for the same ``--out``) writes a file of that name holding ``rival``.
 
 Nothing here imports gabarito before the faults are installed.
 """
@@ -46,6 +48,13 @@ def _under(path) -> bool:
     except (TypeError, ValueError):
         return False
     return real == FOLDER or real.startswith(FOLDER + os.sep)
+
+
+def _visible(path) -> bool:
+    """A final place under FOLDER: no part of the path below FOLDER is hidden (a temporary file or
+    a staging folder is)."""
+    rel = os.path.relpath(os.path.realpath(os.fsdecode(path)), FOLDER)
+    return _under(path) and not any(part.startswith(".") for part in rel.split(os.sep))
 
 
 def _refuse(path) -> None:
@@ -118,8 +127,14 @@ def _guard(real, *, placing: bool = False):
         paths = [a for a in args[:2] if isinstance(a, (str, bytes, os.PathLike))]
         if MODE == "readonly" and any(_under(p) for p in paths):
             _refuse(paths[-1])
+        target = os.fsdecode(paths[-1]) if paths else ""
+        if placing and MODE == "taken" and _visible(target):
+            PLACED[0] += 1
+            if PLACED[0] == BUDGET[0]:
+                with _open(target, "w") as fh:
+                    fh.write("rival")
         out = real(*args, **kwargs)
-        if placing and MODE == "stop" and _under(paths[-1]) and not os.path.basename(os.fsdecode(paths[-1])).startswith("."):
+        if placing and MODE == "stop" and _visible(target):
             PLACED[0] += 1
             if PLACED[0] == BUDGET[0]:
                 raise KeyboardInterrupt
