@@ -115,6 +115,14 @@ def _reader(cfg: EvalConfig, reranker, device: str | None = None):
     return load_reranker(cfg.reranker, **({"device": device} if device is not None else {}))
 
 
+def _measures_and_depth(cfg: EvalConfig, queries: Sequence) -> tuple[tuple, int]:
+    """The run's named measures (by default from the judgments) as computed on its lists, and the
+    documents each list holds (:func:`~gabarito.evaluation.config.needed_depth`)."""
+    measures = tuple(cfg.measures) if cfg.measures is not None else default_measures(queries)
+    depth = needed_depth(cfg.k, measures, cfg.depth)
+    return (at_depth(measures, depth) if measures else ()), depth
+
+
 def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *, encoder=None,
                    cache=None, arcadedb_url: str | None = None, db_dir: str | Path | None = None,
                    documents_path: str | Path | None = None, evaluation_path: str | Path | None = None,
@@ -138,9 +146,7 @@ def run_evaluation(documents: Iterable, queries: Iterable, config: EvalConfig, *
     skipped = list(getattr(queries, "skipped", None) or ())
     documents, queries = list(documents), list(queries)
     _check_inputs(documents, queries)
-    measures = tuple(cfg.measures) if cfg.measures is not None else default_measures(queries)
-    depth = needed_depth(cfg.k, measures, cfg.depth)
-    measures = at_depth(measures, depth) if measures else ()
+    measures, depth = _measures_and_depth(cfg, queries)
     moment = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
     corpus_sha, eval_sha = corpus_sha256(documents), evaluation_sha256(queries)
     run_id = f"{moment:%Y%m%d-%H%M%S}-{config_hash(cfg, corpus_sha, eval_sha)[:8]}"
