@@ -29,7 +29,6 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from gabarito import __version__
-from gabarito.errors import GabaritoError
 from gabarito.evaluation.config import ANALYZERS, ARCADE_FIELD, ARCADE_TYPE, _NO_MODEL, EvalConfig
 from gabarito.hashing import sha256_bytes, sha256_text
 from gabarito.inputs.segment import Chunk

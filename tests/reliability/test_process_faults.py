@@ -14,12 +14,12 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.reliability.test_index_integrity import DOCS, evaluate as evaluate_bm25_arcadedb
 from tests.reliability.test_reliability_cli import (PY, assert_one_line_error, evaluate, gabarito,  # noqa: F401
                                                     project)
 
@@ -180,19 +180,6 @@ def test_an_arcadedb_timeout_that_is_no_sane_number_of_seconds_is_one_line(proje
 
 # -- F25: a garbled doc_id in a reused database (a real embedded server) ---------------------------
 
-DOCS = ROOT / "data" / "helpcenter" / "docs"
-EVALUATION = ROOT / "data" / "helpcenter" / "evaluation.json"
-
-
-def _evaluate_helpcenter(db: Path, log: Path, cache: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GABARITO_CACHE_DIR": str(cache)}
-    for name in ("GABARITO_ARCADEDB_URL", "GABARITO_ARCADEDB_PASSWORD", "GABARITO_ARCADEDB_TIMEOUT"):
-        env.pop(name, None)
-    return subprocess.run([PY, "-m", "gabarito.cli", "evaluate", "--documents", str(DOCS), "--evaluation",
-                           str(EVALUATION), "--log", str(log), "--method", "bm25", "--engine", "arcadedb",
-                           "--db-dir", str(db)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-
-
 @pytest.mark.integration
 def test_a_garbled_doc_id_in_a_reused_database_is_rebuilt_with_one_notice(tmp_path):
     """Before: the database with ``prazos-e-frete#0002`` garbled in its bucket (a record outside
@@ -202,14 +189,15 @@ def test_a_garbled_doc_id_in_a_reused_database_is_rebuilt_with_one_notice(tmp_pa
     if not DOCS.is_dir():
         pytest.skip("no help-center data")
     db, cache = tmp_path / "db", tmp_path / "cache"
-    clean = _evaluate_helpcenter(db, tmp_path / "clean.jsonl", cache)
+    env = {"GABARITO_CACHE_DIR": str(cache)}
+    clean = evaluate_bm25_arcadedb(db, tmp_path / "clean.jsonl", env=env)
     assert clean.returncode == 0, clean.stderr
     (bucket,) = (db / "databases").glob("eval_*/Chunk_0.*.bucket")
     data = bucket.read_bytes()
     assert data.count(b"prazos-e-frete#0002") == 1
     bucket.write_bytes(data.replace(b"prazos-e-frete#0002", b"prazos-e-frete#0O02"))
     log = tmp_path / "log.jsonl"
-    again = _evaluate_helpcenter(db, log, cache)
+    again = evaluate_bm25_arcadedb(db, log, env=env)
     assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
     notices = [line for line in again.stderr.splitlines() if "not whole" in line]
     assert len(notices) == 1 and "'prazos-e-frete#0O02', which its build did not write" in notices[0]
@@ -217,6 +205,6 @@ def test_a_garbled_doc_id_in_a_reused_database_is_rebuilt_with_one_notice(tmp_pa
     first = json.loads((tmp_path / "clean.jsonl").read_text(encoding="utf-8").splitlines()[0])
     rerun = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
     assert [r["returned"] for r in rerun["per_query"]] == [r["returned"] for r in first["per_query"]]
-    third = _evaluate_helpcenter(db, log, cache)  # what was rebuilt is whole: reused as such
+    third = evaluate_bm25_arcadedb(db, log, env=env)  # what was rebuilt is whole: reused as such
     assert third.returncode == 0 and "index reused" in third.stderr, third.stderr
     shutil.rmtree(db, ignore_errors=True)
