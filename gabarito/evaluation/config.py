@@ -193,7 +193,7 @@ def _check_label(label: str) -> None:
     terminal, a bidirectional override (U+202E) or an invisible character would show another text."""
     for c in label:
         if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") or ord(c) == 127:
-            raise GabaritoError(f"--label holds a control or format character (U+{ord(c):04X}: an escape "
+            raise GabaritoError(f"--label holds a control character or a format one (U+{ord(c):04X}: an escape "
                                 f"sequence, a right-to-left override or an invisible mark would show another "
                                 f"text); use plain text")
 

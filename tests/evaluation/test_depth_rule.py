@@ -209,7 +209,7 @@ def test_the_run_page_shows_the_measured_values_per_question_and_a_scale_per_mea
 def test_a_label_with_a_bidi_override_or_an_invisible_mark_is_refused(many):
     for label in ("run\u202etxt.exe", "a\u200bb"):
         proc = evaluate(many, "bidi", "--label", label)
-        one_line_error(proc, "--label holds a control or format character")
+        one_line_error(proc, "--label holds a control character or a format one")
         assert label not in proc.stderr and not (many / "runs" / "bidi").exists()
 
 
