@@ -163,6 +163,18 @@ def test_a_gpu_torch_does_not_see_is_one_line_before_any_work(project):
     assert time.monotonic() - started < 120
 
 
+def test_a_study_asked_for_a_gpu_torch_does_not_see_stops_before_its_gold_check(project):
+    """The shared ``--device`` of the study scripts: the study's one error line first (the runner
+    adds the line naming the script), before the gold check and any work."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    done = gabarito("study", "benchmark_rrf", "--device", "cuda", cwd=project)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.splitlines()[0].startswith("error: device 'cuda': torch ")
+    assert "sees no CUDA device here" in done.stderr.splitlines()[0]
+
+
 # -- F16: GABARITO_ARCADEDB_TIMEOUT -----------------------------------------------------------------
 
 @pytest.mark.parametrize("value", ["inf", "1e12", "nan", "-5"])
