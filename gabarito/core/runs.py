@@ -120,11 +120,14 @@ class Run(dict):
     def from_trec(cls, path: str | Path, *, name: str = "") -> "Run":
         """Read a TREC run file (six columns) through its columns
         (:meth:`gabarito.core.columnar.ColumnarRun.from_trec`, no dict per line); a malformed
-        line is a one-line error."""
+        line or a doc id twice in one query is a one-line error. A ``Run`` is returned as a view
+        over the columns (:class:`gabarito.core.columnar.RunView`): its lists are built when it
+        is first read as a mapping, and an evaluation reads the columns instead."""
         from gabarito.core.columnar import ColumnarRun
 
-        run = ColumnarRun.from_trec(path, name=name).to_run()
-        return run if type(run) is cls else cls(run, name=name)
+        columns = ColumnarRun.from_trec(path, name=name)
+        columns.check_unique(path)
+        return columns.as_run() if cls is Run else cls(columns.to_run(), name=name)
 
 
 class Qrels(dict):

@@ -20,7 +20,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from gabarito.core.columnar import ColumnarRun, doc_hash, with_query
+from gabarito.core.columnar import (ColumnarRun, carried_columns, doc_hash, ranked_order, repeated_keys,
+                                    with_query)
 from gabarito.core.measures import Measure
 from gabarito.core.runs import Run
 from gabarito.errors import GabaritoError
@@ -75,6 +76,8 @@ def _rows(run, judged: Sequence[str]) -> _Rows:
     """The rows of ``run`` (a :class:`ColumnarRun` or any ``{qid: ranking}``) of the judged
     queries. From a mapping, one pass over each kind of object: the doc ids are only hashed."""
     positions = {q: j for j, q in enumerate(judged)}
+    carried = carried_columns(run)
+    run = run if carried is None else carried
     if isinstance(run, ColumnarRun):
         to_judged = np.array([positions.get(q, -1) for q in run.queries], dtype=np.int64)
         query = to_judged[run.query] if len(run) else np.zeros(0, dtype=np.int64)
@@ -100,36 +103,18 @@ def _rows(run, judged: Sequence[str]) -> _Rows:
 
 def _repeated(rows: _Rows) -> int | None:
     """The first row whose doc id already appeared in its query (None: no repeat)."""
-    by_key = np.argsort(rows.key, kind="stable")
-    same = np.flatnonzero(rows.key[by_key][1:] == rows.key[by_key][:-1])
-    if not len(same):
-        return None
-    candidates = np.unique(np.r_[by_key[same], by_key[same + 1]])
-    seen: set = set()
-    for row, q, doc in zip(candidates.tolist(), rows.query[candidates].tolist(), rows.docs(candidates).tolist()):
-        if (q, doc) in seen:
-            return row
-        seen.add((q, doc))
-    return None
+    repeated = np.flatnonzero(repeated_keys(rows.key, rows.query, rows.docs))
+    return int(repeated[0]) if len(repeated) else None
 
 
 def _ranked(rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
-    """``(order, rank)``: rows grouped by query and best first by the tie rule, and each ordered
-    row's 1-based rank. Rows already grouped and in order are not sorted again."""
-    query, score, n = rows.query, rows.score, len(rows.query)
-    same = query[1:] == query[:-1]
-    starts = np.flatnonzero(np.r_[True, ~same]) if n else np.zeros(0, dtype=np.int64)
-    in_order = len(np.unique(query[starts])) == len(starts)
-    if in_order and n > 1:
-        tie = np.flatnonzero(same & ~(score[:-1] > score[1:]))
-        in_order = bool(np.all(score[tie] == score[tie + 1]) and np.all(rows.docs(tie) < rows.docs(tie + 1)))
-    if in_order:
-        order = np.arange(n)
-    else:
-        text = rows.docs(np.arange(n)).astype(str) if n else np.zeros(0, dtype="U1")
-        order = np.lexsort((text, -score, query))
-        query = query[order]
-        starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if n else starts
+    """``(order, rank)``: rows grouped by query and best first by the tie rule
+    (:func:`~gabarito.core.columnar.ranked_order`: rows already so are not sorted again), and
+    each ordered row's 1-based rank."""
+    n = len(rows.query)
+    order = ranked_order(rows.query, rows.score, rows.docs)
+    query = rows.query[order]
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if n else np.zeros(0, dtype=np.int64)
     rank = np.arange(1, n + 1) - np.repeat(starts, np.diff(np.r_[starts, n]))
     return order, rank
 
