@@ -78,7 +78,8 @@ def _recorded_inputs(runs: list[Path]) -> tuple[Path | None, Path | None]:
 def cmd_pool(args: argparse.Namespace) -> int:
     from gabarito.hashing import sha256_file
     from gabarito.inputs.documents import corpus_sha256, load_documents
-    from gabarito.judging.pool import check_new, known_answers, lock_path, make_pool, question_texts, read_run, write_pool
+    from gabarito.judging.pool import (check_new, known_answers, lock_path, make_pool, question_texts, read_run,
+                                       write_pool)
 
     check_seed(args.seed)
     if args.depth < 1:
@@ -162,5 +163,6 @@ def run(args: argparse.Namespace) -> int:
     command = cmd_pool if args.cmd == "pool" else cmd_judge if args.cmd == "judge" else cmd_import
     try:
         return command(args)
-    except OSError as exc:
-        raise GabaritoError(f"cannot read or write it ({exc.strerror or exc})", path=exc.filename) from None
+    except OSError as exc:  # a write goes through staging, which names the file; this is a read, or a last resort
+        where = "it" if exc.filename else "a file"
+        raise GabaritoError(f"cannot read or write {where} ({exc.strerror or exc})", path=exc.filename) from None

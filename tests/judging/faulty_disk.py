@@ -146,7 +146,8 @@ builtins.open = io.open = faulty_open
 os.fdopen = faulty_fdopen
 os.open = faulty_os_open
 os.mkdir, os.unlink, os.rmdir = _guard(_mkdir), _guard(_unlink), _guard(_rmdir)
-os.link, os.rename, os.replace = _guard(_link, placing=True), _guard(_rename, placing=True), _guard(_replace, placing=True)
+os.link, os.rename = _guard(_link, placing=True), _guard(_rename, placing=True)
+os.replace = _guard(_replace, placing=True)
 
 sys.argv = ["gabarito", *sys.argv[sys.argv.index("--") + 1:]]
 runpy.run_module("gabarito.cli", run_name="__main__", alter_sys=True)

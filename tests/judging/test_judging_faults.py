@@ -19,6 +19,8 @@ from gabarito.judging.pool import pool_pairs, read_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = Path(__file__).with_name("faulty_disk.py")
+sys.path.insert(0, str(ROOT / "tests" / "reliability"))
+from test_reliability_cli import assert_one_line_error  # noqa: E402  (exit 2, one line, no traceback)
 
 
 def gabarito(*args, faulty: tuple | None = None, **popen) -> subprocess.CompletedProcess:
@@ -26,16 +28,6 @@ def gabarito(*args, faulty: tuple | None = None, **popen) -> subprocess.Complete
     head = [FAULTY, *faulty, "--"] if faulty else ["-m", "gabarito.cli"]
     return subprocess.run([sys.executable, *map(str, head), *map(str, args)], cwd=ROOT, capture_output=True,
                           text=True, timeout=300, **popen)
-
-
-def one_line(proc: subprocess.CompletedProcess, *needles: str, status: int = 2) -> str:
-    assert proc.returncode == status, (proc.returncode, proc.stderr[-2000:])
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gabarito: error: "), proc.stderr[-2000:]
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 def listing(folder: Path) -> list[str]:
@@ -93,8 +85,9 @@ def test_a_folder_with_frozen_qrels_refuses_a_second_import_and_keeps_every_file
     assert done.returncode == 0, done.stderr
     before = snapshot(out)
     assert "qrels.lock.json" in before
-    line = one_line(gabarito("judgments", "import", *disagreeing(tmp_path, pool), "--pool", pool, "--out", out,
-                             "--resamples", "200"), "qrels.lock.json", "already frozen", "another --out")
+    again = gabarito("judgments", "import", *disagreeing(tmp_path, pool), "--pool", pool, "--out", out,
+                     "--resamples", "200")
+    line = assert_one_line_error(again, "qrels.lock.json", "already frozen", "another --out")
     assert "Carla" not in line
     assert snapshot(out) == before  # agreement.json untouched, no adjudication pool
 
@@ -108,8 +101,8 @@ def test_an_adjudication_import_by_other_assessors_is_refused(pool, tmp_path):
     before = snapshot(out)
     others = [grades(tmp_path / "x.json", pool, "Xavier", lambda q, d: 2 if d in ("d1", "d8") else 0),
               grades(tmp_path / "y.json", pool, "Yara", lambda q, d: 1)]
-    one_line(gabarito("judgments", "import", *others, "--pool", pool, "--out", out, "--resamples", "200"),
-             "agreement.json", "other assessors")
+    assert_one_line_error(gabarito("judgments", "import", *others, "--pool", pool, "--out", out, "--resamples", "200"),
+                          "agreement.json", "other assessors")
     assert snapshot(out) == before
 
 
@@ -134,11 +127,12 @@ def test_a_pool_left_without_its_lock_is_named_with_what_to_do(pool, collection,
     half = tmp_path / "half.json"
     half.write_bytes(pool.read_bytes())
     for args in (pool_args(collection, half), ("judge", half, "--assessor", "Ana", "--out", tmp_path / "a.html")):
-        one_line(gabarito(*args), "half.json", "never frozen", "delete it")
+        assert_one_line_error(gabarito(*args), "half.json", "never frozen", "delete it")
     assert not (tmp_path / "a.html").exists()
     lone_lock = tmp_path / "gone.lock.json"
     lone_lock.write_bytes((tmp_path / "pool.lock.json").read_bytes())
-    one_line(gabarito(*pool_args(collection, tmp_path / "gone.json")), "gone.json", "delete gone.lock.json")
+    assert_one_line_error(gabarito(*pool_args(collection, tmp_path / "gone.json")), "gone.json",
+                          "delete gone.lock.json")
     half.unlink()
     assert gabarito(*pool_args(collection, half)).returncode == 0
 
@@ -149,7 +143,8 @@ def test_the_loser_of_a_race_for_the_same_out_names_the_pool_and_overwrites_noth
     folder = tmp_path / "pools"
     folder.mkdir()
     out = folder / "pool.json"
-    line = one_line(gabarito(*pool_args(collection, out), faulty=(folder, "taken", 1)), str(out), "already exists")
+    line = assert_one_line_error(gabarito(*pool_args(collection, out), faulty=(folder, "taken", 1)), str(out),
+                                 "already exists")
     assert ".tmp" not in line and "staging" not in line
     assert out.read_text() == "rival" and listing(folder) == ["pool.json"]
 
@@ -171,8 +166,8 @@ def test_concurrent_pools_with_the_same_out_leave_one_frozen_pool(collection, tm
 def test_a_pool_modified_after_freezing_is_named_as_such(pool, tmp_path):
     """Before: "gold changed after it was frozen", the words of a study's gold files."""
     pool.write_text(pool.read_text(encoding="utf-8").replace("senha", "SENHA"), encoding="utf-8")
-    line = one_line(gabarito("judge", pool, "--assessor", "Ana", "--out", tmp_path / "a.html"),
-                    "pool.json", "the pool was modified after it was frozen")
+    line = assert_one_line_error(gabarito("judge", pool, "--assessor", "Ana", "--out", tmp_path / "a.html"),
+                                 "pool.json", "the pool was modified after it was frozen")
     assert "gold" not in line and not (tmp_path / "a.html").exists()
 
 
@@ -214,7 +209,7 @@ def test_a_full_disk_during_import_is_one_line_and_writes_nothing(pool, tmp_path
     out = folder / "judged"
     proc = gabarito("judgments", "import", *agreeing(tmp_path, pool), "--pool", pool, "--out", out,
                     "--resamples", "200", faulty=(folder, "full", budget))
-    line = one_line(proc, "No space left on device", "nothing was written", str(out))
+    line = assert_one_line_error(proc, "No space left on device", "nothing was written", str(out))
     assert ".tmp" not in line and "staging" not in line
     assert listing(folder) == []  # not even the folder it made
 
@@ -225,7 +220,7 @@ def test_a_full_disk_for_pool_or_page_is_one_line_and_writes_nothing(pool, colle
     folder.mkdir()
     args = pool_args(collection, folder / "p.json") if command == "pool" else \
         ("judge", pool, "--assessor", "Ana", "--out", folder / "a.html")
-    one_line(gabarito(*args, faulty=(folder, "full", 1000)), "No space left on device", str(folder))
+    assert_one_line_error(gabarito(*args, faulty=(folder, "full", 1000)), "No space left on device", str(folder))
     assert listing(folder) == []
 
 
@@ -237,7 +232,7 @@ def test_a_read_only_folder_is_one_line_and_writes_nothing(pool, collection, tmp
             "judge": ("judge", pool, "--assessor", "Ana", "--out", folder / "a.html"),
             "import": ("judgments", "import", *agreeing(tmp_path, pool), "--pool", pool, "--out", folder / "j",
                        "--resamples", "200")}[command]
-    one_line(gabarito(*args, faulty=(folder, "readonly", 0)), "Read-only file system", str(folder))
+    assert_one_line_error(gabarito(*args, faulty=(folder, "readonly", 0)), "Read-only file system", str(folder))
     assert listing(folder) == []
 
 
@@ -271,8 +266,8 @@ def test_grades_nested_too_deeply_are_one_line(pool, tmp_path):
     """Before: a RecursionError traceback."""
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 50_000)
-    one_line(gabarito("judgments", "import", deep, "--pool", pool, "--out", tmp_path / "out"),
-             "deep.json", "nested too deeply")
+    assert_one_line_error(gabarito("judgments", "import", deep, "--pool", pool, "--out", tmp_path / "out"),
+                          "deep.json", "nested too deeply")
     assert not (tmp_path / "out").exists()
 
 
@@ -295,8 +290,8 @@ def test_a_grades_file_with_a_byte_order_mark_is_read(pool, tmp_path):
     ("--resamples", "-3", "--resamples must be at least 100"), ("--resamples", "0", "--resamples must be")])
 def test_import_numeric_options_are_checked_in_one_line(pool, tmp_path, option, value, needle):
     """Before: --seed -1 a ValueError traceback from numpy; --resamples -3 accepted, ci95 null, exit 0."""
-    one_line(gabarito("judgments", "import", *disagreeing(tmp_path, pool), "--pool", pool, "--out",
-                      tmp_path / "out", option, value), needle)
+    assert_one_line_error(gabarito("judgments", "import", *disagreeing(tmp_path, pool), "--pool", pool, "--out",
+                          tmp_path / "out", option, value), needle)
     assert not (tmp_path / "out").exists()
 
 
@@ -304,7 +299,7 @@ def test_import_numeric_options_are_checked_in_one_line(pool, tmp_path, option, 
                                           (("--seed", "-5"), "--seed must be")])
 def test_pool_numeric_options_are_checked_in_one_line(collection, tmp_path, extra, needle):
     out = tmp_path / "p.json"
-    one_line(gabarito(*pool_args(collection, out), *extra), needle)
+    assert_one_line_error(gabarito(*pool_args(collection, out), *extra), needle)
     assert not out.exists()
 
 
@@ -312,13 +307,13 @@ def test_an_out_of_the_wrong_kind_is_one_line_before_any_work(pool, collection, 
     """Before: ``judge --out FOLDER`` ended in an IsADirectoryError traceback after building the page."""
     folder = tmp_path / "folder"
     folder.mkdir()
-    one_line(gabarito("judge", tmp_path / "no_such_pool.json", "--assessor", "Ana", "--out", folder),
-             str(folder), "is a folder")
-    one_line(gabarito(*pool_args(collection, folder)), str(folder), "is a folder")
+    assert_one_line_error(gabarito("judge", tmp_path / "no_such_pool.json", "--assessor", "Ana", "--out", folder),
+                          str(folder), "is a folder")
+    assert_one_line_error(gabarito(*pool_args(collection, folder)), str(folder), "is a folder")
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
-    one_line(gabarito("judgments", "import", *agreeing(tmp_path, pool), "--pool", pool, "--out", a_file),
-             str(a_file), "is a file")
+    assert_one_line_error(gabarito("judgments", "import", *agreeing(tmp_path, pool), "--pool", pool, "--out", a_file),
+                          str(a_file), "is a file")
     assert listing(folder) == [] and a_file.read_text() == "x"
 
 
@@ -329,6 +324,6 @@ def test_two_grades_files_identical_but_for_the_name_are_refused(pool, tmp_path)
     a = grades(tmp_path / "a.json", pool, "Ana", lambda q, d: 1, exported_at="2026-12-06T10:00:00.000Z")
     b = tmp_path / "b.json"
     b.write_text(a.read_text(encoding="utf-8").replace('"Ana"', '"Bruno"'), encoding="utf-8")
-    one_line(gabarito("judgments", "import", a, b, "--pool", pool, "--out", tmp_path / "out"),
-             "b.json", "only the assessor's name changed")
+    assert_one_line_error(gabarito("judgments", "import", a, b, "--pool", pool, "--out", tmp_path / "out"),
+                          "b.json", "only the assessor's name changed")
     assert not (tmp_path / "out").exists()
