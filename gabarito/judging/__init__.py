@@ -12,7 +12,10 @@ The loop after ``gabarito evaluate``:
 * :mod:`~gabarito.judging.grades` reads those files back, refusing one made for another pool;
 * :mod:`~gabarito.judging.importing` (``gabarito judgments import``): Cohen's kappa with
   intervals and the confusion matrix (:mod:`gabarito.measure.agreement`), the disagreements as
-  a new pool for an adjudicator, and the graded qrels, frozen.
+  a new pool for an adjudicator, and the graded qrels, frozen;
+* :mod:`~gabarito.judging.staging`: each command's files placed together or not at all (a file
+  and its freeze manifest never apart), nothing overwritten that must not be, no temporary file
+  left by Ctrl-C, SIGTERM or a full or read-only disk, which is one line naming the file.
 
 This package sits on the evaluation floor (``tests/test_layers.py``).
 """

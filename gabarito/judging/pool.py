@@ -192,9 +192,9 @@ def read_pool(path: str | Path) -> tuple[dict, str]:
     except GabaritoError as exc:
         if exc.path is None or Path(exc.path) != path:
             raise
-        raise GabaritoError(f"the pool was modified after it was frozen in {lock_path(path).name}: grades given "
-                            f"on it could not be trusted; put back the file as it was frozen, or make a new pool",
-                            path=path) from None
+        raise GabaritoError(f"the pool was changed after it was frozen in {lock_path(path).name} (modified since: "
+                            f"grades given on it could not be trusted); put back the file as it was frozen, or make "
+                            f"a new pool", path=path) from None
     data = read_json(path, missing="pool file not found")
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("kind") not in KINDS:
         raise GabaritoError(f"not a pool file (schema {SCHEMA})", path=path)

@@ -167,7 +167,7 @@ def test_a_pool_modified_after_freezing_is_named_as_such(pool, tmp_path):
     """Before: "gold changed after it was frozen", the words of a study's gold files."""
     pool.write_text(pool.read_text(encoding="utf-8").replace("senha", "SENHA"), encoding="utf-8")
     line = assert_one_line_error(gabarito("judge", pool, "--assessor", "Ana", "--out", tmp_path / "a.html"),
-                                 "pool.json", "the pool was modified after it was frozen")
+                                 "pool.json", "the pool was changed after it was frozen in pool.lock.json")
     assert "gold" not in line and not (tmp_path / "a.html").exists()
 
 

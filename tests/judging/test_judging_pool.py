@@ -72,7 +72,7 @@ def test_written_pool_is_frozen_and_never_rewritten(collection, tmp_path):
     with pytest.raises(GabaritoError, match="never rewritten"):
         write_pool(path, _pool(collection))
     path.write_text(path.read_text(encoding="utf-8").replace("Como troco", "Como mudo"), encoding="utf-8")
-    with pytest.raises(GabaritoError, match="the pool was modified after it was frozen"):
+    with pytest.raises(GabaritoError, match="the pool was changed after it was frozen in pool.lock.json"):
         read_pool(path)
 
 
