@@ -38,7 +38,7 @@ from gabarito.retrieval.pipeline import RRF, Pipeline
 from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever
 from gabarito.retrieval.reuse import index_record, open_or_build
 from gabarito.study.records import append_jsonl
-from gabarito.study.runner import say, study_main
+from gabarito.study.runner import record_written, say, study_main
 
 #: The gold sets judged, in report order: key -> gold file beside this script. Each must be
 #: frozen in a manifest listed in study.json; add a set here and it is searched and scored.
@@ -203,6 +203,7 @@ def timings(ctx, cache_report: dict, index_state: str) -> dict:
     log = ctx.runs_dir() / "wall_times.jsonl"
     append_jsonl(log, {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "wall_s": wall, "state": state,
                        "phases_s": phases})
+    record_written(log)  # the log the chapter offers for download, as this run left it
     return {"wall_s": wall, "state": state, "phases_s": phases, "embedding_cache": cache_report,
             "history": last_by_state(log)}
 

@@ -30,6 +30,7 @@ from gabarito.errors import GabaritoError, run_main
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.gold import verify_frozen
 from gabarito.inputs.pools import read_grades, split_packets
+from gabarito.study.integrity import record
 from gabarito.study.records import now_iso
 from studies.judgments.build_pools import GUIDE
 from studies.judgments.pool_known_answers import CHECKER, PACKET
@@ -86,6 +87,7 @@ def first_round() -> int:
         "files": {str(p.relative_to(HERE)): sha256_file(p) for p in written},
         "grades_sha256": {f"grades/{x}/{p.name}": sha256_file(HERE / "grades" / x / p.name)
                           for x in ("A", "B") for p in packets()}})
+    record_grades(HERE / "grades" / x / p.name for x in ("A", "B") for p in packets())
     print(f"adjudicate: {len(differ)} of {len(by_pair)} pairs differ; {len(written)} packet(s)", file=sys.stderr)
     return 0
 
@@ -114,7 +116,16 @@ def known_round() -> dict:
     atomic_write_json(KNOWN_LOCK, {"frozen_at": now_iso(), "n_pairs": len(a), "n_disagreements": len(items),
                                    "files": files,
                                    "grades_sha256": {rel: sha256_file(p) for rel, p in grades.items()}})
+    record_grades(grades.values())
     return doc
+
+
+def record_grades(paths) -> None:
+    """Record the grades files a freeze took in, each in its folder's ``results.sha256.json``
+    (:func:`gabarito.study.integrity.record`): site and report refuse one edited afterwards."""
+    when = now_iso()
+    for path in paths:
+        record(path, when=when)
 
 
 def fill_adjudicator_folder(folder: Path, doc: dict) -> list[str]:

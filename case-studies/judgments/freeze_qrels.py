@@ -32,7 +32,8 @@ from gabarito.inputs.gold import freeze, verify_frozen
 from gabarito.inputs.pools import read_grades
 from gabarito.measure.judgments import combine, graded_qrels
 from gabarito.study.records import now_iso
-from studies.judgments.adjudicate import HERE, KNOWN, KNOWN_LOCK, assessor_grades, known_grades, packet_pairs
+from studies.judgments.adjudicate import (HERE, KNOWN, KNOWN_LOCK, assessor_grades, known_grades, packet_pairs,
+                                          record_grades)
 from studies.judgments.build_pools import FLAGSHIP, GUIDE, SETS
 from studies.judgments.pool_known_answers import LOCK as POOLS_KNOWN_LOCK
 
@@ -161,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                         note="packets 01-20 (judgments.json) and packet 21's known answers (judgments_known.json)")
         record["history"] = earlier.get("history", []) + [{k: earlier.get(k) for k in ("frozen_at", "note", "files")}]
         atomic_write_json(LOCK, record)
+        record_grades(sorted((HERE / "grades" / "C").glob("packet_*.json")))  # the adjudicator's, taken in here
         state = f"frozen in {LOCK.name}"
     print(f"freeze_qrels: {first['n_pairs']} pairs of packets 01-20 ({first['n_disagreements']} adjudicated) and "
           f"{n_known} known answers of packet 21 ({known['n_disagreements']} of {known['n_pairs']} pairs adjudicated); "

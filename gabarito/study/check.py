@@ -98,7 +98,7 @@ class FileCheck:
         return f"{self.path}: {self.verdict}" + (f" ({self.detail})" if self.detail else "")
 
 
-def _trec_lists(path: Path) -> dict[str, list[tuple[str, str]]]:
+def trec_lists(path: Path) -> dict[str, list[tuple[str, str]]]:
     """``{question: [(document, score), ...]}`` in rank order (the file's rank column)."""
     rows: dict[str, list[tuple[int, str, str]]] = {}
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -113,7 +113,7 @@ def _trec_lists(path: Path) -> dict[str, list[tuple[str, str]]]:
 
 def compare_trec(committed: Path, rerun: Path) -> tuple[str, str]:
     """The verdict of a rerun TREC run file against the committed one (the run tag is ignored)."""
-    a, b = _trec_lists(committed), _trec_lists(rerun)
+    a, b = trec_lists(committed), trec_lists(rerun)
     docs_a = {q: [d for d, _ in v] for q, v in a.items()}
     docs_b = {q: [d for d, _ in v] for q, v in b.items()}
     if a == b:

@@ -16,13 +16,17 @@ records, every run folder of ``gabarito evaluate`` (a folder holding ``run.json`
 recorded in its own manifest) and the run logs beside run folders (``*.jsonl``). A folder written
 before manifests existed is read without one only when it is listed in :data:`LEGACY_FOLDERS` (or,
 for a user's own old runs, in ``$GABARITO_LEGACY_FOLDERS``): a missing manifest is never taken for
-an old folder.
+an old folder. The files :data:`GUARDED` names (the TREC runs, qrels and logs the site offers for
+download, the assessors' grades, the writers' packets, the assessors' guide a page quotes) must each
+be recorded: in its folder's manifest, or in the ``files`` of a freeze manifest (``*.lock.json``)
+under the folder checked, which then holds its sha256.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import fnmatch
 import json
 import os
 from pathlib import Path
@@ -41,6 +45,14 @@ LEGACY_FOLDERS: frozenset[str] = frozenset()
 LEGACY_ENV = "GABARITO_LEGACY_FOLDERS"
 #: The file that makes a folder a run folder of ``gabarito evaluate``.
 RUN_RECORD = "run.json"
+#: Files a page reads or a command trusts besides results: each must be recorded by the run that
+#: wrote it, or frozen (paths under the folder checked, ``**`` any number of folders, ``*`` any name
+#: in one). The runs, qrels and logs a chapter offers for download (``runs/``, ``qrels/``), the
+#: assessors' grades, the packets a question writer received, and the guide the assessors read (a
+#: page quotes it).
+GUARDED = ("**/runs/**", "**/qrels/**", "**/grades/**", "**/protocols/packet_*.json", "**/guia_de_avaliacao.md")
+#: Freeze manifests: ``{"files": {path relative to the manifest's folder: sha256}}``.
+FREEZE_GLOB = "*.lock.json"
 
 
 def manifest_path(results_path: str | Path) -> Path:
@@ -142,13 +154,68 @@ def folder_problems(folder: str | Path) -> Iterator[tuple[Path, str]]:
             yield folder / name, why
 
 
+def path_matches(pattern: str | tuple[str, ...], segments: tuple[str, ...]) -> bool:
+    """Whether ``segments`` (a path split at ``/``) match ``pattern`` (``/``-separated, anchored at
+    both ends): ``**`` is any number of segments, any other segment a shell pattern for one."""
+    pattern = tuple(pattern.split("/")) if isinstance(pattern, str) else pattern
+    if not pattern:
+        return not segments
+    if pattern[0] == "**":
+        return any(path_matches(pattern[1:], segments[i:]) for i in range(len(segments) + 1))
+    return bool(segments) and (pattern[0] == segments[0] or fnmatch.fnmatchcase(segments[0], pattern[0])) \
+        and path_matches(pattern[1:], segments[1:])
+
+
+def frozen_files(root: str | Path) -> dict[Path, tuple[Path, str]]:
+    """``{file: (freeze manifest, sha256)}`` of every freeze manifest under ``root``."""
+    out: dict[Path, tuple[Path, str]] = {}
+    for lock in sorted(Path(root).rglob(FREEZE_GLOB)):
+        try:
+            files = json.loads(lock.read_text(encoding="utf-8")).get("files")
+        except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            raise GabaritoError("not a freeze manifest: expected a JSON object with 'files'", path=lock) from None
+        if not isinstance(files, dict):
+            raise GabaritoError("not a freeze manifest: expected a JSON object with 'files'", path=lock)
+        for rel, sha in files.items():
+            out[Path(os.path.normpath(lock.parent / rel))] = (lock, str(sha))
+    return out
+
+
+def run_folders(root: str | Path) -> list[Path]:
+    """Every run folder of ``gabarito evaluate`` under ``root`` (a folder holding :data:`RUN_RECORD`)."""
+    return sorted({p.parent for p in Path(root).rglob(RUN_RECORD)})
+
+
+def guarded_problems(root: str | Path, runs: list[Path] | None = None) -> Iterator[tuple[Path, str]]:
+    """``(file, why)`` for each file :data:`GUARDED` names under ``root`` (run folders aside: their
+    own manifests answer) that neither its folder's manifest nor a freeze manifest records, or that
+    is no longer the frozen one."""
+    root = Path(root)
+    runs = run_folders(root) if runs is None else runs
+    frozen = None
+    for path in sorted(root.rglob("*")):
+        if (not path.is_file() or path.name == MANIFEST or path.name.startswith(".") or path.suffix == ".pyc"
+                or any(folder in path.parents for folder in runs) or is_legacy(path.parent)):
+            continue
+        if not any(path_matches(p, path.relative_to(root).parts) for p in GUARDED):
+            continue
+        if path.name in read_manifest(manifest_path(path)):
+            continue  # its sha256 is checked with every manifest's files
+        frozen = frozen_files(root) if frozen is None else frozen
+        lock, sha = frozen.get(Path(os.path.normpath(path)), (None, None))
+        if lock is None:
+            yield path, f"unrecorded: neither {MANIFEST} nor a freeze manifest holds its sha256"
+        elif sha256_file(path) != sha:
+            yield path, f"modified after it was frozen in {lock.name}"
+
+
 def tree_problems(root: str | Path) -> Iterator[tuple[Path, str]]:
     """``(file, why)`` for each file under ``root`` that a page reads or a command trusts and that is
     not the one its run wrote: the files every manifest records (a recorded file that is not there is
     read by no one), the run folders (:func:`folder_problems`) and the run logs (``*.jsonl``) beside
-    them, which must be recorded."""
+    them, which must be recorded, and the files :data:`GUARDED` names (:func:`guarded_problems`)."""
     root = Path(root)
-    runs = sorted({p.parent for p in root.rglob(RUN_RECORD)})
+    runs = run_folders(root)
     for manifest in sorted(root.rglob(MANIFEST)):
         if manifest.parent in runs:
             continue
@@ -161,6 +228,7 @@ def tree_problems(root: str | Path) -> Iterator[tuple[Path, str]]:
             yield log, f"unrecorded: no run recorded it in {MANIFEST}"
     for folder in runs:
         yield from folder_problems(folder)
+    yield from guarded_problems(root, runs)
 
 
 def verify_tree(root: str | Path) -> None:

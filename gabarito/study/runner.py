@@ -112,21 +112,34 @@ class StudyContext:
         return self.out / "runs"
 
     def write_run(self, method: str, run: Mapping, *, tag: str | None = None) -> Path:
-        """A TREC run file ``<out>/runs/<method>.trec`` ('@' written as '_at_')."""
+        """A TREC run file ``<out>/runs/<method>.trec`` ('@' written as '_at_'), recorded in the
+        folder's manifest (:func:`record_written`)."""
         from gabarito.core.runs import Run as RunType
 
         run = run if isinstance(run, RunType) else RunType(run)
         name = method.replace("@", "_at_")
-        return run.write_trec(self.runs_dir() / f"{name}.trec", tag or f"gabarito-{method}")
+        return record_written(run.write_trec(self.runs_dir() / f"{name}.trec", tag or f"gabarito-{method}"))
 
     def write_qrels(self, name: str, qrels: Mapping) -> Path:
+        """The qrels a study scored with, ``<out>/runs/qrels.<name>.txt``, recorded like a run."""
         from gabarito.core.runs import Qrels
 
         qrels = qrels if isinstance(qrels, Qrels) else Qrels(qrels)
-        return qrels.write_trec(self.runs_dir() / f"qrels.{name}.txt")
+        return record_written(qrels.write_trec(self.runs_dir() / f"qrels.{name}.txt"))
 
     def wall_s(self) -> float:
         return round(time.perf_counter() - self.started, 2)
+
+
+def record_written(path: Path) -> Path:
+    """Record a file a study just wrote (a TREC run, its qrels, a log it appended to) in its folder's
+    ``results.sha256.json`` (:func:`gabarito.study.integrity.record`), so that a page or a command
+    refuses it once edited; return its path."""
+    from gabarito.study.integrity import record
+    from gabarito.study.records import now_iso
+
+    record(path, when=now_iso())
+    return Path(path)
 
 
 def shared_parser(spec: StudySpec, doc: str | None) -> argparse.ArgumentParser:

@@ -10,7 +10,7 @@ in ``../sample.json``, ``../sample_extended.json`` and the published gold, and w
 * ``packet_disjoint.json``: instructions and ``{id, name, description, indexed_text}``.
 
 Ids are n01..n80 and d01..d80, the same concepts in the same (sorted) order. Re-running
-gives byte-identical files.
+gives byte-identical files; each is recorded in the folder's ``results.sha256.json``.
 
     python case-studies/benchmark_rrf/protocols/sample_protocols.py
 """
@@ -25,6 +25,8 @@ from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.inputs.corpus import load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import draw_sample
+from gabarito.study.integrity import record
+from gabarito.study.records import now_iso
 from studies.benchmark_rrf.protocols.protocol_common import HERE, STUDY, packets, read_json
 
 SEED, N = 20261203, 80
@@ -63,9 +65,11 @@ def main(argv=None) -> int:
     excluded = excluded_names(STUDY)
     names = draw_sample([c.name for c in concepts], SEED, N, exclude=excluded)
     sample = sample_record(concepts, names, len(excluded), sha256_file(path))
-    atomic_write_json(args.out / "sample.json", sample)
+    written = [atomic_write_json(args.out / "sample.json", sample)]
     for filename, packet in packets(sample, HERE).items():
-        atomic_write_json(args.out / filename, packet)
+        written.append(atomic_write_json(args.out / filename, packet))
+    for path in written:  # what each writer received, as drawn: an edit is refused by site and report
+        record(path, when=now_iso())
     print(f"sample.json: {len(names)} concepts ({len(excluded)} excluded); packets written")
     return 0
 
