@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gabarito.study.integrity import record
 from tests.reliability.test_reliability_cli import (assert_one_line_error, evaluate, gabarito,  # noqa: F401
                                                     project, run_ids)
 
@@ -54,6 +55,7 @@ def test_cli_compare_of_a_run_file_that_is_not_utf8_is_one_line(project):
     """Before: a UnicodeDecodeError traceback, exit 1."""
     bad = project / "run.json"
     bad.write_bytes(b'{"run_id": "\xff\xfe"}')
+    record(bad, when="2026-12-07T00:00:00+00:00")  # as evaluate would: compare trusts no unrecorded run
     proc = gabarito("compare", str(bad), str(bad), cwd=project)
     assert_one_line_error(proc, "run.json", "not UTF-8")
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from gabarito.study.integrity import record
+
 PY = sys.executable
 DEEP = "[" * 100_000
 
@@ -164,6 +166,7 @@ def test_cli_a_deeply_nested_evaluation_or_document_is_one_line(project):
                                                    + DEEP + "}\n")
     assert_one_line_error(evaluate(project, documents="beir"), "beir/corpus.jsonl", "line 2", "nested too deeply")
     (project / "run.json").write_text(DEEP)
+    record(project / "run.json", when="2026-12-07T00:00:00+00:00")  # as evaluate would: compare trusts no unrecorded run
     assert_one_line_error(gabarito("compare", "run.json", "run.json", cwd=project), "run.json", "nested too deeply")
 
 
