@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gabarito.extras import EXTRAS
 from gabarito.paths import ROOT
 from gabarito.publish.packages import write_example
 
@@ -227,3 +228,38 @@ def test_a_command_that_needs_an_extra_names_its_pip_install(example, command, e
     line = one_line(proc)
     assert f'pip install "gabarito[{extra}]"' in line and f"gabarito {command[0]} needs the {extra!r} extra" in line
     assert sorted(p.name for p in example.iterdir()) == ["documentos.json", "hide-site", "perguntas.json"]
+
+
+@pytest.mark.integration
+def test_the_wheel_alone_installs_the_core_and_runs_evaluate_and_compare(tmp_path):
+    """The built wheel in a fresh virtual environment (CPU torch first, as the site says), with
+    nothing else: none of the extras' modules is there, and `gabarito evaluate` (BM25, memory) and
+    `gabarito compare` run on the site's example."""
+    dist, venv, work = tmp_path / "dist", tmp_path / "venv", tmp_path / "work"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "GABARITO_"))}
+    env["HOME"] = str(tmp_path)
+    subprocess.run([PY, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
+                   check=True, env=env, cwd=tmp_path, timeout=600)
+    subprocess.run([PY, "-m", "venv", str(venv)], check=True, env=env)
+    python = str(venv / "bin" / "python")
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run(pip + ["torch==2.13.0"], check=True, env=env, cwd=tmp_path, timeout=1200)
+    subprocess.run(pip + [str(next(dist.glob("gabarito-*.whl")))], check=True, env=env, cwd=tmp_path, timeout=1200)
+    modules = [m for e in ("site", "train") for m in EXTRAS[e]]
+    absent = subprocess.run([python, "-c", "import importlib.util, sys; print(','.join(m for m in sys.argv[1:] "
+                             "if importlib.util.find_spec(m) is None))", *modules], check=True, env=env, cwd=tmp_path,
+                            capture_output=True, text=True).stdout.split()[0].split(",")
+    assert absent == modules
+    write_example(ROOT, work)
+    gabarito = str(venv / "bin" / "gabarito")
+    for out, extra in (("bm25", []), ("documentos", ["--segmentation", "document"])):
+        proc = subprocess.run([gabarito, "evaluate", "--documents", "documentos.json", "--evaluation", "perguntas.json",
+                               "--method", "bm25", "--out", out, *extra], env=env, cwd=work, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = subprocess.run([gabarito, "compare", "bm25/run.json", "documentos/run.json", "--out", "cmp.html"], env=env,
+                          cwd=work, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (work / "cmp.html").is_file() and (work / "bm25" / "relatorio.html").stat().st_size < 500_000
+    proc = subprocess.run([gabarito, "site"], env=env, cwd=work, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2 and 'pip install "gabarito[site]"' in proc.stderr and "Traceback" not in proc.stderr
