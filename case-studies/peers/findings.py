@@ -16,6 +16,7 @@ import re
 from typing import Mapping
 
 from gabarito.publish.verdicts import span
+from studies.peers.findings_measures import evaluation_cost  # noqa: F401  (the cost page reads it here)
 
 BM25_PEERS = ("lucene", "bm25s", "tantivy")
 #: The BM25 engines that store a document's length in one byte (lossy), unlike ArcadeDB.
@@ -378,23 +379,6 @@ def cache_gain(budget: Mapping) -> dict | None:
     c, w = by_category(cold["phases_s"]), by_category(warm["phases_s"])
     return {"study": FLAGSHIP, "encode_cold_s": c.get("encode"), "encode_warm_s": w.get("encode"),
             "cold_s": cold["wall_s"], "warm_s": warm["wall_s"]}
-
-
-def evaluation_cost(measures: Mapping) -> list[dict]:
-    """Per synthetic run (by size): queries, rows, gabarito's median seconds, ir_measures' over it,
-    the largest per-query difference between the two on any measure; ranx's warm median over the
-    columnar core's (``ranx_ratio``) and its first call (``ranx_first_s``: the first of the process
-    compiles), None when ranx was not installed."""
-    out = []
-    for name, c in measures["collections"].items():
-        tools = c["tools"]
-        agree = c.get("agreement_with_ir_measures") or {}
-        ranx = tools.get("ranx") or {}
-        out.append({"name": name, "queries": c["queries"], "rows": c["rows"], "gabarito_s": tools["gabarito"]["median_s"],
-                    "ir_measures_ratio": (tools.get("ir_measures") or {}).get("ratio_to_gabarito_median"),
-                    "ranx_ratio": ranx.get("ratio_to_gabarito_columns_median"), "ranx_first_s": ranx.get("first_call_s"),
-                    "max_abs_diff": max((a["max_abs_diff"] for a in agree.values()), default=None)})
-    return sorted(out, key=lambda r: r["rows"])
 
 
 def essential(bm25: Mapping, vectors: Mapping, encoders: Mapping, budget: Mapping) -> dict:

@@ -4,7 +4,8 @@
 doc id and the score -- so a run of millions of rows is read, ranked and scored without a dict per
 query. :class:`~gabarito.core.runs.Run` stays the type every study, retriever and page uses; the two
 convert both ways (:meth:`ColumnarRun.from_run`, :meth:`ColumnarRun.to_run`) and a TREC run file is
-read straight into columns (:meth:`ColumnarRun.from_trec`, which ``Run.from_trec`` goes through).
+read straight into columns (:meth:`ColumnarRun.from_trec`, by :mod:`gabarito.core.trec_columns`);
+``Run.from_trec`` returns a :class:`RunView` over them, whose lists are built only when read.
 
 The tie rule is the one of :func:`gabarito.core.runs.by_score`: score descending, ties by doc id
 ascending. A ranking given as plain doc ids keeps its order (scored ``-rank``, as

@@ -1,18 +1,20 @@
 """The fast TREC run reader: a run file's bytes to the columns of a
 :class:`~gabarito.core.columnar.ColumnarRun`, with no Python object per line but the doc ids.
 
-A file is split by Arrow's CSV reader (multi-threaded, in C++) once it is in the canonical form
-``qid Q0 doc rank score tag``: one space between fields, lines ended by ``\\n``. A file with tabs,
-runs of blanks or ``\\r\\n`` endings is first rewritten to that form (two byte-level regex passes);
-a file holding any other separator Python's ``str.split``/``splitlines`` knows (``\\v``, ``\\f``,
-``\\x1c``-``\\x1f``, Unicode spaces and line breaks) is left to the line reader, as is any file
-whose lines are not all six fields or whose scores Arrow does not parse: the line reader then
-names the file and the first bad line, as it always did.
+A file in the canonical form -- ``qid Q0 doc rank score tag``, one space between fields, lines
+ended by ``\n`` -- is split in C: by Arrow's CSV reader (threads) where pyarrow is installed (it
+comes with the extras), else by pandas' C reader (the core install). A file with tabs, runs of
+blanks or ``\r\n`` endings is first rewritten to that form (two byte-level regex passes). A
+file holding any other separator Python's ``str.split``/``splitlines`` knows (``\v``, ``\f``,
+``\x1c``-``\x1f``, Unicode spaces and line breaks), a line that is not six fields, an empty
+field or a score the C parser refuses is left to the line reader
+(:meth:`ColumnarRun._from_lines <gabarito.core.columnar.ColumnarRun>`), which reads it as it
+always did and names the file and the first bad line.
 
-Scores are exactly Python's ``float`` of their text: Arrow parses decimal text with
-``fast_float``, which rounds correctly, as ``float`` does, so every finite value is the same
-double; a text Arrow reads as infinite or NaN is read again by ``float`` (which refuses
-``nan(...)``), and a text Arrow refuses (``1_000``, ``+nan``) sends the file to the line reader.
+Scores are exactly Python's ``float`` of their text: Arrow's cast (``fast_float``) and numpy's
+both round correctly, as ``float`` does, so every finite value is the same double; a text read
+as infinite or NaN is read again by ``float`` (which refuses ``nan(...)``), and a text the C
+parser refuses (Arrow: ``1_000``, ``+nan``) sends the file to the line reader.
 """
 
 from __future__ import annotations
