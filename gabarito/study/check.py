@@ -9,11 +9,11 @@ the user's own cache, checked by the weights' sha256 that the training results r
 
 * ``identical``: byte for byte;
 * ``same numbers``: a JSON results file whose values all agree once the record of the run itself is
-  set aside, by its path from the file's root (:func:`volatile`): the provenance, date, commit,
-  machine, phase timings and wall time at the root, a vector cache's hits and misses and an
-  evaluation's timings where :data:`VOLATILE_PATHS` says, and any key named by its unit of time or
-  rate (seconds, milliseconds, questions per second, or a ratio of such measures), which no rerun
-  repeats; every other value is compared, whatever its name;
+  set aside, by its path from the file's root (:func:`gabarito.study.volatile.volatile`): the
+  provenance, date, commit, machine, phase timings and wall time at the root, a vector cache's hits
+  and misses and an evaluation's timings, and the measured times and rates the file's declaration
+  names (:data:`gabarito.study.volatile.DECLARED`), which no rerun repeats; every other value is
+  compared, whatever its name (a ``latency_ms`` no declaration names is compared);
 * ``run log``: a JSON-lines log whose every record holds only the record of a run (its date, state
   and times: a line added per run, e.g. ``wall_times.jsonl``), which no rerun repeats; not a result;
 * ``same ranks``: a TREC run file with the same documents in the same order for every question;
@@ -49,27 +49,10 @@ from gabarito.errors import GabaritoError
 from gabarito.study.integrity import MANIFEST, manifest_path, read_manifest, state
 from gabarito.study.runner import run_script
 from gabarito.study.spec import StudySpec
+from gabarito.study.volatile import declared, volatile
 
 #: Verdicts that count as reproduced.
 REPRODUCED = ("identical", "same numbers", "same ranks", "run log")
-#: Keys at the root of a results file (or of a record of a JSON-lines log) that record the run,
-#: not its result: its provenance (date, commit, machine), phase timings and wall time.
-RUN_RECORD_KEYS = frozenset({"provenance", "phases_s", "wall_s", "timings", "machine", "date", "git", "migrations"})
-#: Other places that record the run, as paths anchored at the file's root (or at a log record's):
-#: ``*`` is one key or list item, ``**`` any number of them. Only these: a ``misses`` or a ``time``
-#: elsewhere (``acceptable_misses/<method>/misses``, a document frequency ``df/time``) is a result.
-VOLATILE_PATHS = tuple(tuple(p.split("/")) for p in (
-    "**/cache/hits", "**/cache/misses",  # what an evaluation's vector cache found (help center, perf, logs)
-    "embedding_cache/**/hits", "embedding_cache/**/misses",  # the same, per collection (fusion)
-    "**/timings", "**/timings_s",  # phase timings of one evaluation or collection
-    "not_run_committed/*/date",  # when the committed results a budget did not rerun were computed
-))
-#: Keys named by their unit, whose values are measured times or rates, or ratios of them (never
-#: repeated by a rerun): ``query_s``, ``latency_ms``, ``qps_ratio_to_arcadedb``, ``bm25_over_floor``
-#: (a latency over the engine's floor), ... A bare ``time`` is no unit (a word whose document
-#: frequency a file counts): compared.
-VOLATILE_KEY = re.compile(r"(?:^|_)(?:s|ms|qps|seconds|latency|load|load_average|rss_kib|per_s)$"
-                          r"|^(?:seconds|times)$|(?:^|_)qps_|_over_floor$")
 #: Keys of a log record that describe the run (with the volatile ones), never a result.
 RUN_LOG_KEYS = frozenset({"state"})
 #: A ``gabarito evaluate`` run id: when it ran, 8 hex digits of its configuration's hash, and
@@ -132,41 +115,25 @@ def compare_trec(committed: Path, rerun: Path) -> tuple[str, str]:
     return "differs", f"{lines} of {total} lines in {changed} of {len(questions)} questions; {top} within the top 10"
 
 
-def _matches(pattern: tuple[str, ...], segments: tuple[str, ...]) -> bool:
-    if not pattern:
-        return not segments
-    if pattern[0] == "**":
-        return any(_matches(pattern[1:], segments[i:]) for i in range(len(segments) + 1))
-    return bool(segments) and pattern[0] in ("*", segments[0]) and _matches(pattern[1:], segments[1:])
-
-
-def volatile(segments: tuple[str, ...]) -> bool:
-    """Whether the value at ``segments`` (keys from the file's root, ``[]`` for a list item) records
-    the run rather than its result: :data:`RUN_RECORD_KEYS` at the root, :data:`VOLATILE_PATHS`, or a
-    key named by its unit (:data:`VOLATILE_KEY`)."""
-    if len(segments) == 1 and segments[0] in RUN_RECORD_KEYS:
-        return True
-    return bool(VOLATILE_KEY.search(segments[-1])) or any(_matches(p, segments) for p in VOLATILE_PATHS)
-
-
-def _walk(a, b, path: str, segments: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+def _walk(a, b, path: str, segments: tuple[str, ...] = (),
+          declared_paths: tuple[tuple[str, ...], ...] = ()) -> Iterator[tuple[str, str]]:
     """``(kind, path)`` of every difference: ``value`` (the same place holds another value) or
     ``key`` (a key or list item only one side has). Every value is compared except those
-    :func:`volatile` names by their path."""
+    :func:`volatile` names by their path (with the file's ``declared_paths``)."""
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b), key=str):
             here = (*segments, str(k))
-            if volatile(here):
+            if volatile(here, declared_paths):
                 continue
             if k not in a or k not in b:
                 yield "key", f"{path}/{k}" + ("" if k in b else " (committed only)")
             else:
-                yield from _walk(a[k], b[k], f"{path}/{k}", here)
+                yield from _walk(a[k], b[k], f"{path}/{k}", here, declared_paths)
     elif isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             yield "key", f"{path}[{len(a)} vs {len(b)} items]"
         for i, (x, y) in enumerate(zip(a, b)):
-            yield from _walk(x, y, f"{path}[{i}]", (*segments, "[]"))
+            yield from _walk(x, y, f"{path}[{i}]", (*segments, "[]"), declared_paths)
     elif isinstance(a, str) and isinstance(b, str):
         if RUN_ID_IN.sub(r"<run>-\2", a) != RUN_ID_IN.sub(r"<run>-\2", b):  # a run id: its configuration
             yield "value", path or "/"
@@ -182,9 +149,9 @@ def _load_json(path: Path, lines: bool):
         raise GabaritoError(f"not JSON ({exc})", path=path) from None
 
 
-def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
+def compare_json(committed: Path, rerun: Path, paths: tuple[tuple[str, ...], ...] = ()) -> tuple[str, str]:
     """The verdict of a rerun JSON (or JSON-lines: a list of records) file against the committed
-    one (volatile keys set aside)."""
+    one (the values :func:`volatile` names set aside, with the file's declared ``paths``)."""
     if committed.read_bytes() == rerun.read_bytes():
         return "identical", ""
     lines = rerun.suffix == ".jsonl"
@@ -197,7 +164,7 @@ def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
     else:
         pairs = [(a, b, "")]
     for x, y, where in pairs:
-        for kind, p in _walk(x, y, where):
+        for kind, p in _walk(x, y, where, (), paths):
             found[kind].append(p)
     if not found["value"] and not found["key"]:
         return "same numbers", "only the record of the run differs"
@@ -209,26 +176,27 @@ def compare_json(committed: Path, rerun: Path) -> tuple[str, str]:
     return "differs", "; ".join(parts)
 
 
-def _is_run_log(path: Path) -> bool:
+def _is_run_log(path: Path, paths: tuple[tuple[str, ...], ...] = ()) -> bool:
     """Whether every line of a JSON-lines file is a record of a run (volatile keys and its state)."""
     try:
         records = _load_json(path, lines=True)
     except GabaritoError:
         return False
     return bool(records) and all(isinstance(r, dict) and all(
-        k in RUN_LOG_KEYS or volatile((k,)) for k in r) for r in records)
+        k in RUN_LOG_KEYS or volatile((k,), paths) for k in r) for r in records)
 
 
-def compare_file(committed: Path, rerun: Path) -> tuple[str, str]:
-    """Verdict and detail for one file present in both places."""
+def compare_file(committed: Path, rerun: Path, paths: tuple[tuple[str, ...], ...] = ()) -> tuple[str, str]:
+    """Verdict and detail for one file present in both places (``paths``: its declared volatile
+    paths, :func:`gabarito.study.volatile.declared`)."""
     if committed.read_bytes() == rerun.read_bytes():
         return "identical", ""
-    if rerun.suffix == ".jsonl" and _is_run_log(committed) and _is_run_log(rerun):
+    if rerun.suffix == ".jsonl" and _is_run_log(committed, paths) and _is_run_log(rerun, paths):
         return "run log", "dates and times of the runs, a line per run; not a result"
     if rerun.suffix == ".trec":
         return compare_trec(committed, rerun)
     if rerun.suffix in (".json", ".jsonl"):
-        return compare_json(committed, rerun)
+        return compare_json(committed, rerun, paths)
     a = committed.read_text(encoding="utf-8", errors="replace").splitlines()
     b = rerun.read_text(encoding="utf-8", errors="replace").splitlines()
     differing = sum(1 for x, y in zip(a, b) if x != y) + abs(len(a) - len(b))
@@ -281,9 +249,9 @@ def _manifest_state(path: Path) -> str | None:
 
 def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
     """Every file the rerun wrote (under ``rerun``) against ``committed`` (a run folder's files
-    against those of its pair, :func:`pair_run_folders`, named as committed); committed files of the
-    same folders that the rerun did not write, and committed run folders without a pair, are
-    ``missing``."""
+    against those of its pair, :func:`pair_run_folders`, named as committed; each with the volatile
+    paths declared for ``<committed's name>/<its path>``); committed files of the same folders that
+    the rerun did not write, and committed run folders without a pair, are ``missing``."""
     out = []
     pairs, unpaired = pair_run_folders(committed, rerun)
     # the manifests (results.sha256.json) record each run's own files: a rerun's never matches
@@ -297,7 +265,7 @@ def compare_folders(committed: Path, rerun: Path) -> list[FileCheck]:
         if not mine.is_file():
             out.append(FileCheck(p.relative_to(rerun).as_posix(), "new", "written by the rerun, not committed"))
             continue
-        verdict, detail = compare_file(mine, p)
+        verdict, detail = compare_file(mine, p, declared(f"{committed.name}/{rel.as_posix()}"))
         changed = _manifest_state(mine)
         if changed:  # whatever the rerun gave, the committed file is not the one its run wrote
             verdict, detail = "modified", (f"the committed file no longer matches its {MANIFEST}: {changed}; "

@@ -105,7 +105,10 @@ def test_a_changed_score_a_swap_and_a_changed_number_are_each_named(study, capsy
     lines[0] = " ".join([q, z, doc, rank, f"{float(score) + 1e-6:.6f}", tag])
     trec.write_text("\n".join(lines) + "\n")
     code, verdicts = _check(study, capsys)
-    assert code == 0 and verdicts["mini/runs/bm25.trec"].startswith("same ranks")
+    # the run file is recorded by the run that wrote it (issue 39): an edit is named first
+    assert code == 1 and verdicts["mini/runs/bm25.trec"].startswith("modified (the committed file no longer "
+                                                                     "matches its results.sha256.json")
+    assert "against the rerun: same ranks" in verdicts["mini/runs/bm25.trec"]
 
     i = next(i for i in range(len(lines) - 1) if lines[i].split()[0] == lines[i + 1].split()[0])
     a, b = lines[i].split(), lines[i + 1].split()  # two documents of the same question, swapped
@@ -117,7 +120,8 @@ def test_a_changed_score_a_swap_and_a_changed_number_are_each_named(study, capsy
     (study / "results.json").write_text(json.dumps(results))
     code, verdicts = _check(study, capsys)
     assert code == 1
-    assert verdicts["mini/runs/bm25.trec"].startswith("differs (2 of ") and "2 within the top 10" in verdicts["mini/runs/bm25.trec"]
+    assert "against the rerun: differs, 2 of " in verdicts["mini/runs/bm25.trec"]
+    assert "2 within the top 10" in verdicts["mini/runs/bm25.trec"]
     # edited by hand: the manifest says so first, then what the rerun gave (issue 39, F2)
     assert verdicts["mini/results.json"].startswith("modified (the committed file no longer matches its "
                                                     "results.sha256.json")
@@ -134,18 +138,21 @@ def test_comparisons_by_hand(tmp_path):
     ja, jb = tmp_path / "a.json", tmp_path / "b.json"
     ja.write_text(json.dumps({"m": {"mean": 0.5, "query_s": 1.0}, "wall_s": 3, "provenance": {"date": "x"}}))
     jb.write_text(json.dumps({"m": {"mean": 0.5, "query_s": 2.0}, "wall_s": 4, "provenance": {"date": "y"}}))
-    assert compare_json(ja, jb)[0] == "same numbers"
+    timing = (("m", "query_s"),)  # the file's declared volatile paths (gabarito.study.volatile.DECLARED)
+    assert compare_json(ja, jb, timing)[0] == "same numbers"
+    assert compare_json(ja, jb) == ("differs", "1 values differ: /m/query_s")  # undeclared: compared
     jb.write_text(json.dumps({"m": {"mean": 0.6, "query_s": 2.0}, "wall_s": 4}))
-    assert compare_json(ja, jb) == ("differs", "1 values differ: /m/mean")
+    assert compare_json(ja, jb, timing) == ("differs", "1 values differ: /m/mean")
     jb.write_text(json.dumps({"m": {"mean": 0.5, "new": 1}}))
-    assert compare_json(ja, jb) == ("differs", "1 fields only one side has: /m/new")
+    assert compare_json(ja, jb, timing) == ("differs", "1 fields only one side has: /m/new")
     rates = lambda v: {"e": {"qps_ratio_to_arcadedb": v, "bm25_over_floor": v, "recall": 0.5, "qps": v},
                        "cache": {"hits": int(v), "misses": 3 - int(v)}}  # a shared cache: other hits, same vectors
     ja.write_text(json.dumps(rates(1.5)))
     jb.write_text(json.dumps(rates(2.5)))
-    assert compare_json(ja, jb)[0] == "same numbers"  # timing ratios are measured, never repeated
+    ratios = tuple(("e", k) for k in ("qps_ratio_to_arcadedb", "bm25_over_floor", "qps"))
+    assert compare_json(ja, jb, ratios)[0] == "same numbers"  # timing ratios are measured, never repeated
     jb.write_text(json.dumps({**rates(2.5), "e": {**rates(2.5)["e"], "recall": 0.6}}))
-    assert compare_json(ja, jb) == ("differs", "1 values differ: /e/recall")
+    assert compare_json(ja, jb, ratios) == ("differs", "1 values differ: /e/recall")
 
 
 def test_a_log_of_run_times_is_named_a_run_log_and_a_log_with_results_is_not(tmp_path):
