@@ -126,6 +126,13 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def _hide_old_crash_reports(root_dir: Path, folder: Path) -> None:
+    """Move the crash reports an older gabarito let the JVM write into ``root_dir`` itself
+    (world-readable, with the root password on their JVM-options line) into the private ``folder``."""
+    for old in [*root_dir.glob("hs_err_pid*.log"), *root_dir.glob("replay_pid*.log")]:
+        os.replace(old, folder / old.name)
+
+
 def _crash_flags(folder: Path) -> tuple[str, ...]:
     """Where a crashing JVM writes: its error report and compiler replay file in ``folder``
     (private, see :func:`private_dir`), and no core dump (a copy of the heap, password included)."""
@@ -247,7 +254,7 @@ class ArcadeServer:
 
     def _launch(self) -> None:
         command = self._command(self.root_dir / PASSWORD_FILE)
-        private_dir(self.root_dir / CRASH_DIR)
+        _hide_old_crash_reports(self.root_dir, private_dir(self.root_dir / CRASH_DIR))
         with open(self.log_path, "ab") as log:
             log.write(f"\n=== gabarito: starting ArcadeDB on {self.url} at {time.ctime()} ===\n".encode())
             log.flush()
