@@ -37,7 +37,8 @@ import json  # noqa: E402
 import runpy  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from gabarito.errors import INTERRUPTED, GabaritoError  # noqa: E402
+from gabarito.errors import (INTERRUPTED, GabaritoError, fault_line, output_gone,  # noqa: E402
+                             stop_on_termination)
 from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest  # noqa: E402
 from gabarito.paths import ROOT  # noqa: E402
 from gabarito.study.spec import StudySpec, all_studies, find_study, in_order  # noqa: E402
@@ -342,35 +343,6 @@ def dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
-#: The exit status when stdout's reader went away (``| head``): 128 + SIGPIPE, as shells report it.
-OUTPUT_GONE = 141
-
-
-def _terminated(signum, _frame) -> None:
-    """SIGTERM or SIGHUP: one line, then ``SystemExit(128 + n)``, so every clean-up on the way out
-    runs (temporary files, a reserved run folder, a server) instead of the process vanishing."""
-    os.write(2, f"gabarito: stopped by {signal.Signals(signum).name}\n".encode())
-    raise SystemExit(128 + signum)
-
-
-def _output_gone() -> int:
-    """stdout's reader went away: what is left to print goes to /dev/null, quietly."""
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    return OUTPUT_GONE
-
-
-def _fault(exc: BaseException) -> str:
-    """One line for a fault outside gabarito's checks: the path and the system's reason."""
-    if isinstance(exc, RecursionError):
-        return "the input is nested too deeply to process (Python's recursion limit)"
-    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    path = getattr(exc, "filename", None)
-    return f"{path}: {reason}" if path is not None else f"{reason} ({type(exc).__name__})"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gabarito", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -387,9 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[MIRROR_ENV] = str(args.mirror)
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on, KeyboardInterrupt
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(sig) is signal.SIG_DFL:
-            signal.signal(sig, _terminated)
+    stop_on_termination()
     try:
         if getattr(args, "device", None) is not None:  # a device torch does not see: one line, before any work
             from gabarito.retrieval.device import choose_device
@@ -400,9 +370,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gabarito: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        return _output_gone()
+        return output_gone()
     except (OSError, RecursionError) as exc:  # a full or read-only disk, a folder where a file goes, ...
-        print(f"gabarito: error: {_fault(exc)}", file=sys.stderr)
+        print(f"gabarito: error: {fault_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:  # an input too large for the memory this process may use, wherever it was read
         print("gabarito: error: out of memory: the inputs (or the model) need more memory than this process "
@@ -430,7 +400,7 @@ def entry() -> int:
     try:
         sys.stdout.flush()  # here, not at the interpreter's exit, where a broken pipe is a traceback
     except BrokenPipeError:
-        code = _output_gone()
+        code = output_gone()
     return code
 
 

@@ -30,17 +30,70 @@ def stderr_line(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+#: The exit status when stdout's reader went away (``| head``): 128 + SIGPIPE, as shells report it.
+OUTPUT_GONE = 141
+
+
+def _terminated(signum, _frame) -> None:
+    import os
+    import signal
+
+    os.write(2, f"gabarito: stopped by {signal.Signals(signum).name}\n".encode())
+    raise SystemExit(128 + signum)
+
+
+def stop_on_termination() -> None:
+    """SIGTERM and SIGHUP (where still at their defaults): one line, then ``SystemExit(128 + n)``,
+    so every clean-up on the way out runs (temporary files, a reserved run folder, a server)
+    instead of the process vanishing."""
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _terminated)
+
+
+def output_gone() -> int:
+    """stdout's reader went away: what is left to print goes to /dev/null, quietly. Returns
+    :data:`OUTPUT_GONE`."""
+    import os
+    import sys
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return OUTPUT_GONE
+
+
+def fault_line(exc: BaseException) -> str:
+    """One line for a fault outside gabarito's checks (an ``OSError``: the path and the system's
+    reason; a ``RecursionError``)."""
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to process (Python's recursion limit)"
+    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    path = getattr(exc, "filename", None)
+    return f"{path}: {reason}" if path is not None else f"{reason} ({type(exc).__name__})"
+
+
 def run_main(main, argv=None) -> "NoReturn":  # noqa: F821 - annotation only
-    """Run a script's ``main``; a :class:`GabaritoError` becomes one line on stderr and exit 2,
-    Ctrl-C (SIGINT) one line and exit 130."""
+    """Run a script's ``main``; a :class:`GabaritoError`, an ``OSError`` or a ``RecursionError``
+    becomes one line on stderr and exit 2, Ctrl-C (SIGINT) one line and exit 130, a closed
+    stdout a quiet exit 141."""
     import sys
 
     try:
         code = main(argv)
+        sys.stdout.flush()
     except GabaritoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         code = INTERRUPTED
+    except BrokenPipeError:
+        code = output_gone()
+    except (OSError, RecursionError) as exc:
+        print(f"error: {fault_line(exc)}", file=sys.stderr)
+        code = 2
     raise SystemExit(code)
