@@ -220,3 +220,20 @@ def test_a_garbled_doc_id_in_a_reused_database_is_rebuilt_with_one_notice(tmp_pa
     third = evaluate_bm25_arcadedb(db, log, env=env)  # what was rebuilt is whole: reused as such
     assert third.returncode == 0 and "index reused" in third.stderr, third.stderr
     shutil.rmtree(db, ignore_errors=True)
+
+
+def test_a_study_script_ends_an_os_error_in_one_line_and_a_closed_output_quietly(tmp_path):
+    """``run_main``, every study script's wrapper: the same rules as the ``gabarito`` command."""
+    failing = tmp_path / "failing.py"
+    failing.write_text("from gabarito.errors import run_main\n\ndef main(argv):\n"
+                       "    open('/proc/no-such-dir/out.json', 'w')\n\nrun_main(main)\n")
+    done = subprocess.run([PY, str(failing)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr == "error: /proc/no-such-dir/out.json: No such file or directory\n"
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text("from gabarito.errors import run_main\n\ndef main(argv):\n"
+                      "    for i in range(200000):\n        print('line', i)\n    return 0\n\nrun_main(main)\n")
+    proc = subprocess.Popen([PY, str(chatty)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and err == "", err
