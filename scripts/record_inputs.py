@@ -72,24 +72,34 @@ def same_qrels(path: Path, gold: Path) -> None:
         raise GabaritoError(f"not the judgments of {gold.relative_to(STUDIES)}", path=path)
 
 
+def scored_set(study: Path, qrels_path: Path, block: dict, run_file, gold: Path | None = None) -> dict[Path, str]:
+    """One scored block of a study's results: its qrels copy is the gold's judgments (``gold``), and
+    each method's run file (``run_file(method)`` under ``runs/``), where there is one, scores to the
+    means the block records."""
+    out = {}
+    if gold is not None:
+        same_qrels(qrels_path, gold)
+        out[qrels_path] = f"the judgments of {gold.relative_to(study).as_posix()}"
+    qrels = Qrels.from_trec(qrels_path)
+    for method in block["metrics"]:
+        path = study / "runs" / run_file(method)
+        if path.exists():
+            check_means(path, qrels, block, method)
+            out[path] = "scored again: the means results.json records"
+    return out
+
+
 def benchmark_runs() -> dict[Path, str]:
+    from studies.benchmark_rrf.run_benchmark import last_by_state
+
     study = STUDIES / "benchmark_rrf"
     res = _json(study / "results.json")
     out = {}
     for key, block in res["sets"].items():
-        qrels_path = study / "runs" / f"qrels.{key}.txt"
-        same_qrels(qrels_path, study / block["gold_file"])
-        out[qrels_path] = f"the judgments of {block['gold_file']}"
-        for method in block["metrics"]:
-            path = study / "runs" / f"{method.replace('@', '_at_')}.trec"
-            check_means(path, Qrels.from_trec(qrels_path), block, method)
-            out.setdefault(path, "scored again: the means results.json records")
+        out |= scored_set(study, study / "runs" / f"qrels.{key}.txt", block,
+                          lambda m: f"{m.replace('@', '_at_')}.trec", study / block["gold_file"])
     log = study / "runs" / "wall_times.jsonl"
-    latest = {}
-    for line in log.read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
-        latest[rec["state"]] = {"wall_s": rec["wall_s"], "date": rec["date"]}
-    if latest != res["timings"]["history"]:
+    if last_by_state(log) != res["timings"]["history"]:
         raise GabaritoError("its latest cold and warm runs are not the ones results.json records", path=log)
     out[log] = "its latest cold and warm runs are the ones results.json records"
     return out
@@ -100,14 +110,8 @@ def fusion_runs() -> dict[Path, str]:
     out = {}
     for corpus, entry in _json(study / "results.json")["corpora"].items():
         for key, block in entry["sets"].items():
-            qrels_path = study / "runs" / f"qrels.{corpus}.{key}.txt"
-            same_qrels(qrels_path, study / block["gold_file"])
-            out[qrels_path] = f"the judgments of {block['gold_file']}"
-            for method in block["metrics"]:
-                path = study / "runs" / f"{corpus}.{method}.trec"
-                if path.exists():
-                    check_means(path, Qrels.from_trec(qrels_path), block, method)
-                    out.setdefault(path, "scored again: the means results.json records")
+            out |= scored_set(study, study / "runs" / f"qrels.{corpus}.{key}.txt", block,
+                              lambda m, c=corpus: f"{c}.{m}.trec", study / block["gold_file"])
     return out
 
 
@@ -115,12 +119,7 @@ def classic_runs() -> dict[Path, str]:
     study = STUDIES / "standard_collections"
     out = {}
     for name, block in _json(study / "results.json")["collections"].items():
-        qrels = Qrels.from_trec(study / block["qrels_file"])
-        for method in block["metrics"]:
-            path = study / "runs" / f"{name}.{method}.trec"
-            if path.exists():
-                check_means(path, qrels, block, method)
-                out[path] = "scored again: the means results.json records"
+        out |= scored_set(study, study / block["qrels_file"], block, lambda m, n=name: f"{n}.{m}.trec")
     return out
 
 

@@ -44,19 +44,24 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.fixture
-def study(tmp_path) -> Path:
-    d = tmp_path / "guard"
+def make_study(d: Path, script: str, env: dict) -> Path:
+    """A study ``guard`` in folder ``d`` (empty frozen gold) whose script is ``script``, run once as its
+    author would: its results are the committed ones."""
     d.mkdir()
     (d / "gold.json").write_text("[]", encoding="utf-8")
     (d / "gold.lock.json").write_text(json.dumps({"files": {"gold.json": sha256_file(d / "gold.json")}}))
-    (d / "run_guard.py").write_text(SCRIPT, encoding="utf-8")
+    (d / "run_guard.py").write_text(script, encoding="utf-8")
     (d / "study.json").write_text(json.dumps({"name": "guard", "title": "Guard", "script": "run_guard.py",
                                               "gold": [{"manifest": "gold.lock.json"}], "resamples": 100}))
-    done = subprocess.run([sys.executable, str(d / "run_guard.py")], env=_env(tmp_path), capture_output=True,
+    done = subprocess.run([sys.executable, str(d / "run_guard.py")], env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return d
+
+
+@pytest.fixture
+def study(tmp_path) -> Path:
+    return make_study(tmp_path / "guard", SCRIPT, _env(tmp_path))
 
 
 def _env(tmp_path: Path, **extra: str) -> dict:

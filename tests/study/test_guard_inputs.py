@@ -10,6 +10,7 @@ studies`` said the study was current.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -116,3 +117,25 @@ def test_the_manifests_hold_no_file_twice():
     for manifest in (REPO / "case-studies").rglob(MANIFEST):
         for name in read_manifest(manifest):
             assert (manifest.parent / name) not in frozen, manifest.parent / name
+
+
+def test_a_swapped_run_no_longer_scores_to_its_recorded_means(tmp_path):
+    """What record_inputs.py checks before recording a run can fail: two documents of a question
+    swapped give other means than the results record."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    from record_inputs import STUDIES, check_means
+
+    from gabarito.core.runs import Qrels
+    from gabarito.errors import GabaritoError
+
+    study = STUDIES / "benchmark_rrf"
+    block = json.loads((study / "results.json").read_text(encoding="utf-8"))["sets"]["main"]
+    qrels = Qrels.from_trec(study / "runs" / "qrels.main.txt")
+    check_means(study / "runs" / "bm25.trec", qrels, block, "bm25")
+    lines = (study / "runs" / "bm25.trec").read_text(encoding="utf-8").splitlines()
+    a, b = lines[0].split(), lines[1].split()  # the first question's first two documents swapped
+    lines[0], lines[1] = " ".join([*a[:2], b[2], *a[3:]]), " ".join([*b[:2], a[2], *b[3:]])
+    swapped = tmp_path / "bm25.trec"
+    swapped.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(GabaritoError, match="recorded in the results"):
+        check_means(swapped, qrels, block, "bm25")

@@ -17,7 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gabarito.hashing import sha256_file
+from test_guard_check import make_study
+
 from gabarito.study.check import compare_json
 from gabarito.study.integrity import MANIFEST, read_manifest
 from gabarito.study.volatile import DECLARED, UNIT_KEY, declared, volatile
@@ -131,16 +132,8 @@ def test_report_check_sets_aside_only_the_declared_timing(tmp_path):
     declares only its root `latency_ms`) reruns to the same numbers although its measured latency
     differs; a `latency_ms` elsewhere in the file that differs is named, exit 1 (before: skipped
     for its name, "same numbers", exit 0)."""
-    d = tmp_path / "benchmark_rrf"
-    d.mkdir()
-    (d / "gold.json").write_text("[]", encoding="utf-8")
-    (d / "gold.lock.json").write_text(json.dumps({"files": {"gold.json": sha256_file(d / "gold.json")}}))
-    (d / "run_guard.py").write_text(SCRIPT, encoding="utf-8")
-    (d / "study.json").write_text(json.dumps({"name": "guard", "title": "Guard", "script": "run_guard.py",
-                                              "gold": [{"manifest": "gold.lock.json"}], "resamples": 100}))
     env = {**os.environ, "PYTHONPATH": str(REPO), "GABARITO_CACHE_DIR": str(tmp_path / "cache")}
-    assert subprocess.run([sys.executable, str(d / "run_guard.py")], env=env, capture_output=True,
-                          timeout=300).returncode == 0
+    d = make_study(tmp_path / "benchmark_rrf", SCRIPT, env)
 
     def check(**extra) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "gabarito.cli", "report", "--check", str(d)],
