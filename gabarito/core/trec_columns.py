@@ -91,6 +91,7 @@ def _split_arrow(data: bytes, modules) -> tuple[np.ndarray, np.ndarray, np.ndarr
                                                strings_can_be_null=False, quoted_strings_can_be_null=False))
         if any(pc.min(pc.binary_length(table.column(n))).as_py() == 0 for n in _NAMES):
             return None
+        table = table.select(["0", "2", "4"])  # the other columns' memory goes now
         scores = np.array(pc.cast(table.column("4"), pa.float64()).to_numpy(), dtype=np.float64)
     except pa.ArrowInvalid:
         return None
@@ -98,13 +99,15 @@ def _split_arrow(data: bytes, modules) -> tuple[np.ndarray, np.ndarray, np.ndarr
     if scores is None:
         return None
     codes = table.column("0").combine_chunks().dictionary_encode()
-    queries, query = _objects(codes.dictionary), codes.indices.to_numpy().astype(np.int64)
-    del codes
-    return queries, query, _objects(table.column("2")), scores
+    queries = np.empty(len(codes.dictionary), dtype=object)
+    queries[:] = codes.dictionary.to_pylist()
+    return queries, codes.indices.to_numpy().astype(np.int64), _objects(table.column("2")), scores
 
 
 def _objects(column) -> np.ndarray:
-    """An Arrow text column as an object array of ``str`` (equal texts share one object)."""
+    """An Arrow text column as an object array of ``str`` in row order (pandas' conversion, which
+    shares one object among equal nearby texts: less memory, and faster to hash than one object
+    per distinct text spread over the whole run)."""
     if not len(column):
         return np.empty(0, dtype=object)
     return np.asarray(column.to_pandas(deduplicate_objects=True).to_numpy(), dtype=object)

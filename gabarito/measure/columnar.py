@@ -82,6 +82,8 @@ def _rows(run, judged: Sequence[str]) -> _Rows:
         to_judged = np.array([positions.get(q, -1) for q in run.queries], dtype=np.int64)
         query = to_judged[run.query] if len(run) else np.zeros(0, dtype=np.int64)
         keep = query >= 0
+        if keep.all():  # every query judged: no copy of the rows
+            return _Rows(query, run.score, with_query(run.doc_keys, query), run.docs.__getitem__, run.all_unique)
         docs = run.docs[keep]
         return _Rows(query[keep], run.score[keep], with_query(run.doc_keys[keep], query[keep]), docs.__getitem__,
                      run.all_unique)
