@@ -14,7 +14,7 @@ ascending. A ranking given as plain doc ids keeps its order (scored ``-rank``, a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import chain
 from operator import itemgetter
@@ -82,8 +82,9 @@ class ColumnarRun:
         """The rows of ``run`` (a :class:`~gabarito.core.runs.Run` or any ``{qid: ranking}``),
         only of ``qids`` when given (absent ones have no rows)."""
         carried = carried_columns(run)
-        if carried is not None and qids is None and (name is None or name == carried.name):
-            return carried
+        if carried is not None and qids is None:
+            named = getattr(run, "name", "") if name is None else name
+            return carried if named == carried.name else replace(carried, name=named)
         wanted = list(run) if qids is None else [q for q in qids if q in run]
         lists = [_as_list(run[q]) for q in wanted]
         lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
@@ -125,7 +126,7 @@ class ColumnarRun:
     def _fill(self, out: dict) -> None:
         """Set each query's ``[(doc, score), ...]`` best first into ``out`` (a dict, by
         ``dict.__setitem__``), queries in ``queries`` order."""
-        order = ranked_order(self.query, self.score, self.docs.__getitem__, any_query_order=False)
+        order = self.order()
         query, score, docs = self.query[order], self.score[order], self.docs[order]
         starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(order) else np.zeros(0, dtype=np.int64)
         ends = np.r_[starts[1:], len(order)]

@@ -155,6 +155,9 @@ def test_evaluation_reads_the_views_columns_without_building_lists(tmp_path):
     values = evaluate(view, qrels, MEASURES)
     assert type(view) is RunView                                   # never read as a mapping
     assert ColumnarRun.from_run(view) is carried_columns(view)
+    view.name = "renamed"
+    renamed = ColumnarRun.from_run(view)
+    assert renamed.name == "renamed" and renamed.docs is carried_columns(view).docs and type(view) is RunView
     assert values == evaluate(Run(dict(Run.from_trec(path))), qrels, MEASURES)
     assert values["RR@10"] == {"q1": 1.0, "q2": 1 / 3}             # ties by doc id: b, a, c
 
