@@ -78,8 +78,9 @@ def _recorded_inputs(runs: list[Path]) -> tuple[Path | None, Path | None]:
 def cmd_pool(args: argparse.Namespace) -> int:
     from gabarito.hashing import sha256_file
     from gabarito.inputs.documents import corpus_sha256, load_documents
-    from gabarito.judging.pool import (check_new, known_answers, lock_path, make_pool, question_texts, read_run,
-                                       write_pool)
+    from gabarito.inputs.textfiles import warn_stderr
+    from gabarito.judging.pool import (check_new, keep_evaluated, known_answers, lock_path, make_pool, question_texts,
+                                       read_run, write_pool)
 
     check_seed(args.seed)
     if args.depth < 1:
@@ -96,6 +97,10 @@ def cmd_pool(args: argparse.Namespace) -> int:
     inputs = {"documents_sha256": corpus_sha256(documents)}
     if eval_path.is_file():
         inputs["evaluation_file_sha256"] = sha256_file(eval_path)
+    runs, known, left_out = keep_evaluated(runs, questions, known)
+    if left_out:
+        warn_stderr(f"{len(left_out)} question(s) of the runs or known answers are not in the evaluation {eval_path} "
+                    f"(e.g. {left_out[0]!r}): left out of the pool")
     pool = make_pool(runs, documents, questions, depth=args.depth, seed=args.seed, known=known, inputs=inputs)
     sha = write_pool(args.out, pool)
     m = pool["meta"]

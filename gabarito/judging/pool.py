@@ -105,6 +105,23 @@ def known_answers(path: str | Path, documents: Sequence[Document]) -> dict[str, 
     return {q: docs for q, docs in answers.items() if docs}
 
 
+def keep_evaluated(runs: Mapping[str, Run], questions: Mapping[str, str],
+                   known: Mapping[str, Sequence[str]] | None = None
+                   ) -> tuple[dict[str, Run], dict[str, list[str]] | None, list[str]]:
+    """The runs and known answers cut to the evaluation's questions, and the ids left out (sorted):
+    runs made on more questions than the evaluation holds pool only the evaluated ones. Refuses
+    when no question of the runs is in the evaluation."""
+    kept = {where: Run({q: r for q, r in run.items() if q in questions}, name=run.name) for where, run in runs.items()}
+    left = {q for run in runs.values() for q in run if q not in questions}
+    left |= {q for q in known or {} if q not in questions}
+    if not any(kept.values()):
+        asked = sorted({q for run in runs.values() for q in run})
+        raise GabaritoError(f"none of the runs' {len(asked)} questions (e.g. {asked[0]!r}) is in the evaluation: "
+                            f"pass the evaluation file the runs were made on (--evaluation)")
+    kept_known = {q: list(d) for q, d in known.items() if q in questions} if known is not None else None
+    return kept, kept_known, sorted(left)
+
+
 def make_pool(runs: Mapping[str, Run], documents: Sequence[Document], questions: Mapping[str, str], *,
               depth: int, seed: int, known: Mapping[str, Sequence[str]] | None = None,
               inputs: Mapping[str, str] | None = None) -> dict:

@@ -100,3 +100,24 @@ def test_errors_are_one_line_with_status_2(collection, tmp_path, case):
         done = gabarito("judgments", "import", bad, "--pool", pool, "--out", tmp_path / "out")
         assert str(bad) in done.stderr and not (tmp_path / "out").exists()
     assert done.returncode == 2 and done.stderr.startswith("gabarito: error:") and done.stderr.count("\n") == 1
+
+
+def test_pool_of_runs_on_more_questions_than_the_evaluation_keeps_the_evaluated_ones(collection, tmp_path):
+    """Issue 42 item 10: runs holding a question the evaluation lacks pool the evaluated ones, with
+    one warning counting what was left out; no question left is one line, nothing written."""
+    extra = write_run(tmp_path / "extra.trec", "extra", {**RUNS["denso_xyz"], "qz": ["d7", "d6"], "qy": ["d2"]})
+    pool = tmp_path / "pool.json"
+    done = gabarito("pool", extra, collection["runs"][1], "--documents", collection["documents"], "--evaluation",
+                    collection["evaluation"], "--seed", "3", "--out", pool)
+    assert done.returncode == 0, done.stderr
+    warning = done.stderr.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith("gabarito: warning: 2 question(s)"), done.stderr
+    assert "'qy'" in warning[0] and "left out of the pool" in warning[0]
+    assert sorted(q["id"] for q in read_pool(pool)[0]["questions"]) == ["qa", "qb"]
+    other = write_run(tmp_path / "other.trec", "other", {"qz": ["d1"]})
+    none_left = tmp_path / "none.json"
+    done = gabarito("pool", other, "--documents", collection["documents"], "--evaluation", collection["evaluation"],
+                    "--seed", "3", "--out", none_left)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("gabarito: error: none of the runs' 1 questions") and "Traceback" not in done.stderr
+    assert not none_left.exists() and not (tmp_path / "none.lock.json").exists()
