@@ -211,7 +211,13 @@ def _frozen_state(manifest: Path, path: Path) -> str | None:
 
 
 def all_studies(root: Path = STUDIES) -> dict[str, StudySpec]:
-    """Every ``<root>/<name>/study.json``, keyed by name."""
+    """Every ``<root>/<name>/study.json``, keyed by name. No ``root`` folder (an installed gabarito:
+    the wheel holds the command, not the studies' data) is a one-line error saying where they are."""
+    if not Path(root).is_dir():
+        raise GabaritoError(f"no case studies here: {root} is not a folder (an installed gabarito holds the "
+                            f"command only); the studies come with the report's source: download the source archive "
+                            f"the report's site offers (downloads/pacote/) or clone the repository, then run gabarito "
+                            f"from that folder")
     out = {}
     for path in sorted(Path(root).glob("*/study.json")):
         spec = StudySpec.load(path)
