@@ -117,6 +117,18 @@ def summary_section(record: dict) -> list[str]:
     return out
 
 
+#: what the type and severity columns say for a question whose evaluation record names none
+BLANK = {"type": "sem tipo", "severity": "sem gravidade"}
+
+
+def _term(kind: str, value: object) -> Html:
+    """A question's type or severity as the page shows it; none given reads ``sem tipo``, never an
+    empty chip."""
+    if value is None or not str(value).strip():
+        return text(BLANK[kind])
+    return standalone.term_or_text(kind, value)
+
+
 def _returned(row: dict) -> Html:
     items = "".join(f"<li>{text(d)} ({fmt.num(sc, 3)})</li>" for d, sc in row["returned"])
     return Html(f'<ol class="gabarito-returned">{items}</ol>') if items else Html("—")
@@ -129,8 +141,7 @@ def spreadsheet_section(record: dict) -> list[str]:
     rows = []
     for r in findings.spreadsheet(record["per_query"]):
         expected = ", ".join(r["expected"]) if r["expected"] else "(nenhum: sem resposta no acervo)"
-        rows.append([r["query"], standalone.term_or_text("type", r["type"]),
-                     standalone.term_or_text("severity", r["severity"]), expected, _returned(r),
+        rows.append([r["query"], _term("type", r["type"]), _term("severity", r["severity"]), expected, _returned(r),
                      MARK[r["hits"][1]], fmt.rank(r["rank"]) if r["answerable"] else "—",
                      *(fmt.num(r["measures"].get(m)) if r["measures"].get(m) is not None else "—" for m in measured)])
     header = ["Pergunta", "Tipo", "Gravidade", "Esperado", f"Voltou (os {fmt.integer(findings.SHOWN)} primeiros, "
@@ -145,7 +156,7 @@ def spreadsheet_section(record: dict) -> list[str]:
 
 def _error_table(rows: list[dict], key: str, order) -> Html:
     head = "Tipo" if key == "type" else "Gravidade"
-    body = [[standalone.term_or_text(key, r[key]), r["n"], fmt.pct(r["top1"]), fmt.pct(r["top5"]), r["misses"]]
+    body = [[_term(key, r[key]), r["n"], fmt.pct(r["top1"]), fmt.pct(r["top5"]), r["misses"]]
             for r in findings.error_rows(rows, key, order)]
     return html_table([head, "Perguntas com resposta", "Acerto no top-1", "Acerto no top-5", "Erros no top-1"],
                       body, align=["l", "r", "r", "r", "r"], table_id=f"erros-{key}")
