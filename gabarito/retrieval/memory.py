@@ -3,6 +3,18 @@
 It is the yardstick the database is checked against (ANN recall of the vector
 index against exact search) and the engine used when no server is wanted
 (``--engine memory``). Ranking ties are broken by document id.
+
+BM25 comes in two flavours that differ in one point only, how a question's repeated word counts
+(:class:`BM25`, ``repeated_terms``):
+
+* ``"each"`` (the class default, what the study scripts' training negatives were drawn with): a word
+  written twice in the question counts twice, as in Lucene's classic ``BooleanQuery`` of one SHOULD
+  clause per word; the score drops BM25's constant ``k1 + 1``, as Lucene >= 8 does.
+* ``"once"`` (:func:`arcadedb_bm25`, what ``gabarito evaluate --engine memory`` searches with): each
+  distinct word once and ``k1 + 1`` kept, which is what ArcadeDB's FULL_TEXT index computes with its
+  StandardAnalyzer (exact document lengths, not Lucene's one-byte norms; Lucene's idf; k1=1.2,
+  b=0.75; no stop words, no stemming). ArcadeDB is the reference; on CISI this engine returns its
+  ranked lists and its scores to float32 precision (``case-studies/peers/bm25_alignment.json``).
 """
 
 from __future__ import annotations
@@ -69,12 +81,22 @@ class ExactVectors:
         return _ranked(self.ids, self.vectors @ vector, k)
 
 
+#: How a question's repeated word counts in :class:`BM25`: ``"each"`` occurrence, or ``"once"``.
+REPEATED_TERMS = ("each", "once")
+
+
 class BM25:
-    """Okapi BM25 (Robertson & Zaragoza 2009) with Lucene's idf, over concatenated fields."""
+    """Okapi BM25 (Robertson & Zaragoza 2009) with Lucene's idf, over concatenated fields.
+
+    ``repeated_terms="each"`` counts a question's word per occurrence and drops the constant
+    ``k1 + 1`` (Lucene's classic query); ``"once"`` counts each distinct word once and keeps
+    ``k1 + 1`` (ArcadeDB's FULL_TEXT scoring: see :func:`arcadedb_bm25`)."""
 
     def __init__(self, docs: Mapping[str, str], *, k1: float = 1.2, b: float = 0.75,
-                 stop: frozenset[str] = ENGLISH_STOP):
-        self.k1, self.b, self.stop = k1, b, stop
+                 stop: frozenset[str] = ENGLISH_STOP, repeated_terms: str = "each"):
+        if repeated_terms not in REPEATED_TERMS:
+            raise GabaritoError(f"repeated_terms must be one of {REPEATED_TERMS}, not {repeated_terms!r}")
+        self.k1, self.b, self.stop, self.repeated_terms = k1, b, stop, repeated_terms
         self.ids = list(docs)
         self.tf = [Counter(tokenize(docs[i], stop)) for i in self.ids]
         self.len = np.array([sum(c.values()) for c in self.tf], dtype=np.float64)
@@ -89,12 +111,18 @@ class BM25:
             for t, f in c.items():
                 self.postings.setdefault(t, []).append((i, f))
 
+    def query_terms(self, query: str) -> list[str]:
+        """The question's words as they are scored: every occurrence, or each distinct word once."""
+        terms = tokenize(query, self.stop)
+        return list(dict.fromkeys(terms)) if self.repeated_terms == "once" else terms
+
     def scores(self, query: str) -> np.ndarray:
         s = np.zeros(len(self.ids))
         norm = self.k1 * (1 - self.b + self.b * self.len / (self.avgdl or 1))
-        for t in tokenize(query, self.stop):
+        scale = self.k1 + 1 if self.repeated_terms == "once" else 1.0  # Lucene >= 8 drops k1 + 1; ArcadeDB keeps it
+        for t in self.query_terms(query):
             for i, f in self.postings.get(t, ()):
-                s[i] += self.idf[t] * f / (f + norm[i])  # Lucene >= 8 drops the constant (k1 + 1)
+                s[i] += self.idf[t] * f * scale / (f + norm[i])
         return s
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
@@ -112,3 +140,10 @@ class BM25:
         s = self.scores(query)
         hits = by_score((i, x) for i, x in zip(self.ids, s) if x > 0)
         return [(i, float(x)) for i, x in hits[:k]]
+
+
+def arcadedb_bm25(docs: Mapping[str, str]) -> BM25:
+    """The in-memory BM25 that scores as ArcadeDB's FULL_TEXT index with the StandardAnalyzer:
+    no stop words, each distinct question word once, ``k1 + 1`` kept (``gabarito evaluate
+    --engine memory``)."""
+    return BM25(docs, stop=frozenset(), repeated_terms="once")
