@@ -78,9 +78,16 @@ def _add_evaluate(sub) -> None:
                         f"English only, kept as the default so that earlier runs stay comparable). For "
                         f"Portuguese or mixed text the site recommends {recommended}, offline after "
                         f"`{install_command(recommended)}`")
-    p.add_argument("--engine", default="memory", choices=ENGINES)
+    p.add_argument("--engine", default="memory", choices=ENGINES,
+                   help="memory (default, no server) or arcadedb (an embedded ArcadeDB server). For BM25 "
+                        "ArcadeDB's FULL_TEXT index is the reference; the memory engine has the same words, "
+                        "idf, k1=1.2, b=0.75 and exact lengths, but counts a word repeated in the question "
+                        "per occurrence where ArcadeDB counts it once, so ranked lists can differ (measured "
+                        "on CISI: case-studies/peers/bm25_alignment.json)")
     p.add_argument("--analyzer", default="standard", choices=list(ANALYZERS),
-                   help="BM25 text analysis; portuguese and english need --engine arcadedb")
+                   help="BM25 text analysis: standard (Lucene's StandardAnalyzer: UAX #29 words, lower case, "
+                        "no stop words, no stemming; the same on both engines); portuguese and english "
+                        "(stemming and stop words) need --engine arcadedb")
     p.add_argument("--k", type=int, default=10, help="documents kept per question (default: 10)")
     p.add_argument("--depth", type=int, help="documents each ranked list holds, searched to and cut to before "
                                              "scoring, for every method alike (default: the largest cutoff of "
@@ -343,6 +350,10 @@ def dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The commands with a ``--quiet`` (progress bars are drawn only on a terminal: :mod:`gabarito.progress`).
+QUIET_COMMANDS = ("evaluate", "report", "study", "site", "pool")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gabarito", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -354,7 +365,14 @@ def main(argv: list[str] | None = None) -> int:
     from gabarito.judging.commands import add_parsers as _add_judging
 
     _add_judging(sub)
+    for name in QUIET_COMMANDS:  # the commands that do long work
+        sub.choices[name].add_argument("--quiet", action="store_true",
+                                       help="no progress bars (also: GABARITO_QUIET=1, which child processes inherit)")
     args = ap.parse_args(argv)
+    if getattr(args, "quiet", False):
+        from gabarito.progress import set_quiet
+
+        set_quiet()
     if args.mirror:
         os.environ[MIRROR_ENV] = str(args.mirror)
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
