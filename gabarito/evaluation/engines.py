@@ -1,7 +1,8 @@
 """The retrievers of an evaluation run: the chunks searched in memory or in ArcadeDB.
 
-* ``memory``: exact cosine (:class:`~gabarito.retrieval.memory.ExactVectors`) and plain BM25
-  (:class:`~gabarito.retrieval.memory.BM25`, no stop words, no stemming).
+* ``memory``: exact cosine (:class:`~gabarito.retrieval.memory.ExactVectors`) and BM25 scored as
+  ArcadeDB's FULL_TEXT index scores (:func:`~gabarito.retrieval.memory.arcadedb_bm25`: no stop words,
+  no stemming, each distinct question word once).
 * ``arcadedb``: one database per index content (``eval_<12 hex>`` of the fingerprint of the
   chunks, the model, its weights and settings, the vectors, the dimension and the analyzer),
   holding a type ``Chunk`` with the text field ``text``; reused when it holds exactly those
@@ -42,16 +43,16 @@ def chunks_sha256(chunks: Sequence[Chunk]) -> str:
 
 
 def _memory(chunks, vectors, encoder, cfg: EvalConfig):
-    from gabarito.retrieval.memory import BM25, ExactVectors
+    from gabarito.retrieval.memory import ExactVectors, arcadedb_bm25
 
     out = {}
     if vectors is not None:
         exact = ExactVectors([c.id for c in chunks], vectors, model_id=cfg.model or "")
         out["dense"] = VectorRetriever("dense", exact.knn, encoder)
     if cfg.uses_text:
-        bm25 = BM25({c.id: c.text for c in chunks}, stop=frozenset())
+        bm25 = arcadedb_bm25({c.id: c.text for c in chunks})  # scored as the reference, ArcadeDB, scores
         out["bm25"] = TextRetriever("bm25", bm25.search)
-    return out, {"name": "memory", "version": f"gabarito {__version__}"}
+    return out, {"name": "memory", "version": f"gabarito {__version__}", "bm25_query_words": "once"}
 
 
 def search_timeout() -> float:
@@ -101,7 +102,7 @@ def _arcadedb(chunks, vectors, encoder, model, cfg: EvalConfig, url, db_dir, ech
             state = open_or_build(index, parts, fields=[ARCADE_FIELD],
                                   rows=[{"doc_id": c.id, ARCADE_FIELD: c.text} for c in chunks],
                                   vectors=stored, model_id=model_id, analyzer=analyzer_class,
-                                  progress=sys.stderr.isatty(), notice=echo, folder=folder)
+                                  progress=True, notice=echo, folder=folder)
         echo(f"ArcadeDB database {database}: index {state} ({len(chunks)} chunks)")
         index.warm_up(vectors[0] if vectors is not None else None, k=10)
         index.search_timeout = timeout  # each question's search

@@ -7,11 +7,11 @@ index against exact search) and the engine used when no server is wanted
 BM25 comes in two flavours that differ in one point only, how a question's repeated word counts
 (:class:`BM25`, ``repeated_terms``):
 
-* ``"each"`` (the class default; what ``gabarito evaluate --engine memory`` and the study scripts'
-  training negatives use, kept so that committed runs reproduce): a word
+* ``"each"`` (the class default; what the study scripts' training negatives use, kept so that
+  committed runs reproduce): a word
   written twice in the question counts twice, as in Lucene's classic ``BooleanQuery`` of one SHOULD
   clause per word; the score drops BM25's constant ``k1 + 1``, as Lucene >= 8 does.
-* ``"once"`` (:func:`arcadedb_bm25`): each
+* ``"once"`` (:func:`arcadedb_bm25`, what ``gabarito evaluate --engine memory`` uses): each
   distinct word once and ``k1 + 1`` kept, which is what ArcadeDB's FULL_TEXT index computes with its
   StandardAnalyzer (exact document lengths, not Lucene's one-byte norms; Lucene's idf; k1=1.2,
   b=0.75; no stop words, no stemming). ArcadeDB is the reference; on CISI this engine returns its

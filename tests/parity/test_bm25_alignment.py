@@ -33,7 +33,7 @@ def test_cli_help_names_the_reference_engine_and_the_difference():
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert "ArcadeDB's FULL_TEXT index is the reference" in text
-    assert "per occurrence where ArcadeDB counts it once" in text
+    assert "each distinct question word once" in text and "same top 10 for every question" in text
     assert "no stop words, no stemming; the same on both engines" in text
 
 
