@@ -44,6 +44,8 @@ def committed_notes() -> list[tuple[str, dict]]:
     for manifest in sorted(STUDIES.glob("*/results.sha256.json")):
         for name in json.loads(manifest.read_text(encoding="utf-8"))["files"]:
             path = manifest.parent / name
+            if path.suffix != ".json":  # a recorded input a page quotes (the assessors' guide): no notes
+                continue
             for n in _notes(json.loads(path.read_text(encoding="utf-8")), []):
                 seen.setdefault(json.dumps(n, sort_keys=True), (f"{manifest.parent.name}/{name}", n))
     return list(seen.values())
