@@ -350,6 +350,10 @@ def dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The commands with a ``--quiet`` (progress bars are drawn only on a terminal: :mod:`gabarito.progress`).
+QUIET_COMMANDS = ("evaluate", "report", "study", "site", "pool")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gabarito", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -361,7 +365,14 @@ def main(argv: list[str] | None = None) -> int:
     from gabarito.judging.commands import add_parsers as _add_judging
 
     _add_judging(sub)
+    for name in QUIET_COMMANDS:  # the commands that do long work
+        sub.choices[name].add_argument("--quiet", action="store_true",
+                                       help="no progress bars (also: GABARITO_QUIET=1, which child processes inherit)")
     args = ap.parse_args(argv)
+    if getattr(args, "quiet", False):
+        from gabarito.progress import set_quiet
+
+        set_quiet()
     if args.mirror:
         os.environ[MIRROR_ENV] = str(args.mirror)
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 from typing import Callable, Iterator, Sequence
 
 import numpy as np

@@ -84,13 +84,13 @@ def _encode(encoder, cache, chunks, queries, cfg: EvalConfig, echo: Echo, timing
 
         cache = EmbeddingCache()
     t0 = time.perf_counter()
-    vectors = np.asarray(cache.encode(encoder, [c.text for c in chunks], progress=sys.stderr.isatty()),
-                         dtype=np.float32)
+    vectors = np.asarray(cache.encode(encoder, [c.text for c in chunks], progress=True), dtype=np.float32)
     timings["encode_corpus_s"] = time.perf_counter() - t0
     report = {"hits": int(cache.hits), "misses": int(cache.misses)}
     echo(f"embedding cache: {report['hits']} hits, {report['misses']} misses ({len(chunks)} chunks, {cfg.model})")
     t0 = time.perf_counter()
-    query_vectors = np.asarray(encoder.encode([encoder.query_prefix + q.query for q in queries]), dtype=np.float32)
+    query_vectors = np.asarray(encoder.encode([encoder.query_prefix + q.query for q in queries], progress=True),
+                               dtype=np.float32)
     timings["encode_queries_s"] = time.perf_counter() - t0
     return vectors, query_vectors, report
 

@@ -34,6 +34,7 @@ from gabarito.inputs.gold import verify_frozen
 from gabarito.inputs.items import Document
 from gabarito.inputs.pools import assessment_pairs, build_pool
 from gabarito.judging.staging import Stage, staging
+from gabarito.progress import bar as progress_bar
 
 SCHEMA = "gabarito.pool/1"
 KINDS = ("pool", "adjudication")
@@ -128,13 +129,15 @@ def make_pool(runs: Mapping[str, Run], documents: Sequence[Document], questions:
     """The pool document (not yet written). ``runs`` maps each run's file name to its run (used
     only in error messages); ``inputs`` adds sha256 entries to ``meta``."""
     docs = {d.id: d for d in documents}
-    for where, run in runs.items():
-        for q, ranking in run.items():
-            if q not in questions:
-                raise GabaritoError(f"question {q!r} is not in the evaluation", path=where)
-            for doc, _ in ranking[:depth]:
-                if doc not in docs:
-                    raise GabaritoError(f"question {q!r}: document {doc!r} is not in the documents", path=where)
+    with progress_bar(total=sum(len(run) for run in runs.values()), desc="pooling", unit="list") as bar:
+        for where, run in runs.items():
+            for q, ranking in run.items():
+                if q not in questions:
+                    raise GabaritoError(f"question {q!r} is not in the evaluation", path=where)
+                for doc, _ in ranking[:depth]:
+                    if doc not in docs:
+                        raise GabaritoError(f"question {q!r}: document {doc!r} is not in the documents", path=where)
+            bar.update(len(run))
     for q in known or {}:
         if q not in questions:
             raise GabaritoError(f"known answers name question {q!r}, which is not in the evaluation")

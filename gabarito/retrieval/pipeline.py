@@ -25,6 +25,7 @@ import numpy as np
 
 from gabarito.errors import GabaritoError
 from gabarito.core.runs import Run
+from gabarito.progress import bar as progress_bar
 from gabarito.retrieval.fusion import rrf_runs
 from gabarito.retrieval.protocol import Queries, Retriever
 
@@ -71,8 +72,9 @@ class SecondReading:
 
     def __call__(self, queries: Queries, run: Run) -> Run:
         text_of = dict(zip(queries.ids, queries.texts))
+        desc = f"reading {getattr(self.reader, 'name', '')}".rstrip()
         return Run({q: second_reading(text_of[q], run.get(q, []), self.texts, self.reader, self.n)
-                    for q in queries.ids}, name=run.name)
+                    for q in progress_bar(queries.ids, desc=desc, unit="q")}, name=run.name)
 
     def provenance(self) -> dict:
         return {"reader": dict(self.reader.provenance()), "n": self.n}

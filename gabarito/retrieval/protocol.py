@@ -28,6 +28,7 @@ import numpy as np
 
 from gabarito.errors import GabaritoError
 from gabarito.core.runs import Run
+from gabarito.progress import bar as progress_bar
 
 Pairs = list[tuple[str, float]]
 _QUESTION: ContextVar[str | None] = ContextVar("gabarito_question", default=None)
@@ -53,9 +54,10 @@ def asking(question_id: str) -> Iterator[None]:
         _QUESTION.reset(token)
 
 
-def _each(ids: Sequence[str], search: Callable[[int], Sequence[tuple[str, float]]]) -> dict:
+def _each(ids: Sequence[str], search: Callable[[int], Sequence[tuple[str, float]]], name: str = "") -> dict:
+    """Each question's list, with a progress bar (:func:`gabarito.progress.bar`)."""
     out = {}
-    for i, q in enumerate(ids):
+    for i, q in enumerate(progress_bar(ids, desc=f"searching {name}".rstrip(), unit="q")):
         with asking(q):
             out[q] = search(i)
     return out
@@ -98,7 +100,8 @@ class Queries:
         for key in (_encoder_key(encoder), encoder.model_id):
             if key in self.vectors_by_model:
                 return self.vectors_by_model[key]
-        vecs = np.asarray([encoder.encode_query(t) for t in self.texts], dtype=np.float32)
+        vecs = np.asarray([encoder.encode_query(t) for t in progress_bar(self.texts, desc="encoding questions",
+                                                                         unit="q")], dtype=np.float32)
         self.vectors_by_model[_encoder_key(encoder)] = vecs
         return vecs
 
@@ -134,7 +137,7 @@ class TextRetriever:
 
     def search(self, queries: Queries, depth: int) -> Run:
         _check_depth(depth)
-        return Run(_each(queries.ids, lambda i: self.fn(queries.texts[i], depth)), name=self.name)
+        return Run(_each(queries.ids, lambda i: self.fn(queries.texts[i], depth), self.name), name=self.name)
 
     def provenance(self) -> dict:
         return {"name": self.name, "kind": "text", **self.info}
@@ -152,7 +155,7 @@ class VectorRetriever:
     def search(self, queries: Queries, depth: int) -> Run:
         _check_depth(depth)
         vectors = queries.vectors(self.encoder)
-        return Run(_each(queries.ids, lambda i: self.fn(vectors[i], depth)), name=self.name)
+        return Run(_each(queries.ids, lambda i: self.fn(vectors[i], depth), self.name), name=self.name)
 
     def provenance(self) -> dict:
         return {"name": self.name, "kind": "vector", "model": self.encoder.model_id, **self.info}

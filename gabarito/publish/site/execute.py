@@ -29,6 +29,7 @@ from typing import NoReturn
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, sha256_file
+from gabarito.progress import bar as progress_bar
 from gabarito.publish.site.prepare import cell_options
 
 #: Bump to invalidate every cached notebook execution.
@@ -107,6 +108,9 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
         extra_arguments=[f"--InteractiveShellApp.exec_lines={KERNEL_SETUP}"],
     )
     stderr = open(log, "wb") if log else subprocess.DEVNULL  # the kernel's own messages
+    cells = sum(1 for c in nb.cells if c.cell_type == "code" and "skip-execution" not in c.metadata.get("tags", []))
+    bar = progress_bar(total=cells, desc=f"running {src.name}", unit="cell")
+    client.on_cell_executed = lambda **_: bar.update(1)
     loop = _SignalLoop()
     try:
         try:
@@ -124,6 +128,7 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
     except (CellTimeoutError, DeadKernelError) as exc:
         raise GabaritoError(f"{type(exc).__name__}: {exc}", path=src) from None
     finally:
+        bar.close()
         _shutdown(km, loop)  # the client does not own ``km``: its kernel is ours to stop
         _close(loop)
         if log:

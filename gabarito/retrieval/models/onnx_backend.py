@@ -196,9 +196,9 @@ class OnnxTransformer:
         order = np.argsort([-n for n in self.lengths(texts)], kind="stable")
         out: np.ndarray | None = None
         step = max(1, min(int(batch_size), self.max_batch or int(batch_size)))
-        from tqdm import tqdm
+        from gabarito.progress import bar as progress_bar
 
-        with tqdm(total=len(texts), unit="text", desc="onnxruntime", disable=not progress) as bar:
+        with progress_bar(total=len(texts), unit="text", desc="encoding", show=progress) as bar:
             for start in range(0, len(texts), step):
                 rows = order[start:start + step]
                 vecs = self._batch([texts[i] for i in rows])

