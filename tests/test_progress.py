@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability.test_reliability_cli import MINILM, offline_minilm
+
 ROOT = Path(__file__).resolve().parents[1]
 HELPCENTER = ROOT / "data" / "helpcenter"
-MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 DOCS = ("trocas-e-devolucoes", "prazos-e-frete", "conta-e-seguranca")
 
 #: What a tqdm bar of ours prints: "desc:  40%|####  | 12/30 [00:01<00:02, 9.87text/s]".
@@ -43,13 +44,6 @@ def example(tmp_path_factory) -> Path:
                  if q["relevantIds"] and set(q["relevantIds"]) <= set(DOCS)]
     (base / "evaluation.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
     return base
-
-
-def offline_minilm() -> None:
-    from gabarito.retrieval.models import resolve
-
-    if resolve(MINILM, engine="sentence-transformers").origin == "hub":
-        pytest.skip("no offline MiniLM here")
 
 
 def evaluate(project: Path, *extra: str, terminal: bool, env: dict | None = None) -> tuple[int, str, str]:
