@@ -21,7 +21,8 @@ import pytest
 from gabarito.study.integrity import MANIFEST
 
 REPO = Path(__file__).resolve().parents[2]
-HELPCENTER_RUN = "20261205-120634-1ccc9fc0"
+#: One committed run folder of the help center (the first, whatever the last regeneration named it).
+HELPCENTER_RUN = min(p.name for p in (REPO / "case-studies" / "helpcenter" / "runs").iterdir() if p.is_dir())
 
 
 @pytest.fixture(scope="module")
