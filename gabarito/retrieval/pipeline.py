@@ -72,7 +72,7 @@ class SecondReading:
 
     def __call__(self, queries: Queries, run: Run) -> Run:
         text_of = dict(zip(queries.ids, queries.texts))
-        desc = f"reading {getattr(self.reader, 'name', '')}".rstrip()
+        desc = f"reading ({getattr(self.reader, 'kind', '')})".replace(" ()", "")
         return Run({q: second_reading(text_of[q], run.get(q, []), self.texts, self.reader, self.n)
                     for q in progress_bar(queries.ids, desc=desc, unit="q")}, name=run.name)
 
