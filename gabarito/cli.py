@@ -37,8 +37,8 @@ import json  # noqa: E402
 import runpy  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from gabarito.errors import (INTERRUPTED, GabaritoError, fault_line, output_gone,  # noqa: E402
-                             stop_on_termination)
+from gabarito.errors import (INTERRUPTED, GabaritoError, fault_line, interrupted, output_gone,  # noqa: E402
+                             stop_on_termination, stopped_exit)
 from gabarito.inputs.datasets import MIRROR_ENV, fetch, load_manifest  # noqa: E402
 from gabarito.paths import ROOT  # noqa: E402
 from gabarito.study.spec import StudySpec, all_studies, find_study, in_order  # noqa: E402
@@ -355,6 +355,19 @@ QUIET_COMMANDS = ("evaluate", "report", "study", "site", "pool")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: one line and exit 2 for a fault, 130 for Ctrl-C, 128 + n for SIGTERM or
+    SIGHUP. Once such a signal was received, whatever exception it leaves on the way out (a module
+    half-imported when it came) is that signal's one line and status, never a traceback."""
+    try:
+        return _main(argv)
+    except BaseException:
+        code = stopped_exit()
+        if code is None:
+            raise
+        return code
+
+
+def _main(argv: list[str] | None) -> int:
     ap = argparse.ArgumentParser(prog="gabarito", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mirror", default=os.environ.get(MIRROR_ENV), help="local dataset mirror directory")
@@ -376,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mirror:
         os.environ[MIRROR_ENV] = str(args.mirror)
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on, KeyboardInterrupt
+        signal.signal(signal.SIGINT, interrupted)  # from here on, KeyboardInterrupt (and recorded)
     stop_on_termination()
     try:
         if getattr(args, "device", None) is not None:  # a device torch does not see: one line, before any work

@@ -34,12 +34,46 @@ def stderr_line(text: str) -> None:
 OUTPUT_GONE = 141
 
 
+#: The signals that are stopping this process, in the order received (recorded by the handlers
+#: below, read by :func:`stopped_by`).
+_RECEIVED: list[int] = []
+
+
 def _terminated(signum, _frame) -> None:
     import os
     import signal
 
+    _RECEIVED.append(signum)
     os.write(2, f"gabarito: stopped by {signal.Signals(signum).name}\n".encode())
     raise SystemExit(128 + signum)
+
+
+def interrupted(signum, _frame) -> None:
+    """The SIGINT handler of the command (Python's own, plus a record of the signal)."""
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
+
+
+def stopped_by() -> int | None:
+    """The first signal (SIGINT, SIGTERM, SIGHUP) that is stopping this process, or None."""
+    return _RECEIVED[0] if _RECEIVED else None
+
+
+def stopped_exit() -> int | None:
+    """Once a stopping signal was received, the exit status for any exception on the way out (a
+    module left half-imported by an interrupt fails in its own words: ``partially initialized
+    module``, ``ImportError``, ``SystemError``), after one line: ``gabarito: interrupted`` (130) for
+    SIGINT; SIGTERM and SIGHUP already printed theirs (128 + n). None when no signal was received."""
+    import signal
+    import sys
+
+    signum = stopped_by()
+    if signum is None:
+        return None
+    if signum == signal.SIGINT:
+        print("gabarito: interrupted", file=sys.stderr, flush=True)
+        return INTERRUPTED
+    return 128 + signum
 
 
 def stop_on_termination() -> None:

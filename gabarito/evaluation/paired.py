@@ -27,6 +27,7 @@ from gabarito.core.measures import Measure
 from gabarito.core.runs import Qrels, Run
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.runlog import QRELS_FILE, RUN_FILE
+from gabarito.measure import metrics
 from gabarito.measure.report import Report
 from gabarito.measure.score import per_query_values, score_runs
 from gabarito.measure.stats import DEFAULT_SEED
@@ -45,13 +46,14 @@ class LoadedRun(dict):
     def __init__(self, data=(), *, folder: Path | None = None):
         super().__init__(data)
         self.folder = folder
+        self.lists: tuple[Run, Qrels] | None = None  # its ranked lists and judgments, once read
 
 
 def verified(path: Path) -> Path:
     """``path`` when its run folder's manifest records it unchanged, or when the folder is listed as
     written before manifests (:func:`gabarito.study.integrity.is_legacy`); else a one-line error
     naming the file. A missing manifest is refused: deleting it must not switch the check off."""
-    if is_legacy(path.parent):
+    if is_legacy(path.parent, user=True):
         return path
     if not (path.parent / MANIFEST).is_file():
         raise GabaritoError(f"its run folder has no {MANIFEST}, so nothing shows the run wrote it as it is: "
@@ -118,8 +120,43 @@ def ranked_lists(record: dict, measure: Measure) -> tuple[Run, Qrels]:
         hint = f"; RR@n and hit@n up to n={k} come from its rows" if measure.kind in COMPARED_KINDS else ""
         raise GabaritoError(f"run {record['run_id']} has no ranked lists (run.trec, qrels.trec beside its "
                             f"run.json), so it has no {measure}{hint}; evaluate again to get them")
-    return (Run.from_trec(verified(folder / RUN_FILE), name=str(record["run_id"])),
-            Qrels.from_trec(verified(folder / QRELS_FILE)))
+    read = getattr(record, "lists", None)
+    if read is None:
+        read = (Run.from_trec(verified(folder / RUN_FILE), name=str(record["run_id"])),
+                Qrels.from_trec(verified(folder / QRELS_FILE)))
+        check_recorded_means(record, *read, path=folder / RUN_FILE)
+        if isinstance(record, LoadedRun):
+            record.lists = read  # read and checked once per comparison, whatever the measures
+    return read
+
+
+def check_recorded_means(record: dict, run: Run, qrels: Qrels, *, path: Path) -> None:
+    """Refuse ranked lists that do not give the means the run recorded in its ``run.json`` (its
+    ``report``): a second check, independent of the manifest (a file edited and its sha256 rewritten
+    in the manifest). Skipped for a run without a report, or whose ``run.trec`` ranks some
+    documents in another order than they were scored (:func:`reordered`)."""
+    report = record.get("report")
+    if not isinstance(report, dict) or (record.get("ranked_lists") or {}).get("order_as_scored") is False:
+        return
+    recorded = next(iter((report.get("metrics") or {}).values()), None)
+    queries = report.get("queries")
+    if not isinstance(recorded, dict) or not isinstance(queries, list) or not queries:
+        return
+    names = [m for m in report.get("measures", recorded) if isinstance(recorded.get(m), (int, float))]
+    judged = set(qrels.judged())
+    if not names:
+        return
+    if not judged.issuperset(queries):
+        missing = sorted(set(queries) - judged)[:1]
+        raise GabaritoError(f"qrels.trec does not judge the queries run.json recorded (e.g. {missing}): the folder "
+                            f"was changed after its run; evaluate again", path=path.parent / QRELS_FILE)
+    values = per_query_values({"run": run}, qrels, names)["run"]
+    for m in names:
+        now = metrics.mean([values[m][q] for q in queries])
+        if abs(now - float(recorded[m])) > 1e-9:
+            raise GabaritoError(f"run.trec does not give the means run.json recorded: {m} {now:.4f} vs "
+                                f"{float(recorded[m]):.4f}; the folder was changed after its run (its manifest "
+                                f"too): evaluate again", path=path)
 
 
 def _from_rows(records: Sequence[dict]) -> tuple[dict, Qrels, list[str]]:

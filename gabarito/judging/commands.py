@@ -19,8 +19,6 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 
 COMMANDS = ("pool", "judge", "judgments")
-#: the fewest bootstrap resamples ``judgments import`` takes (as ``gabarito study --resamples``)
-MIN_RESAMPLES = 100
 
 
 def add_parsers(sub) -> None:
@@ -110,11 +108,10 @@ def cmd_pool(args: argparse.Namespace) -> int:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from gabarito.judging.page import write_page
+    from gabarito.judging.page import check_page_out, write_page
     from gabarito.judging.pool import read_pool
 
-    if args.out.is_dir():
-        raise GabaritoError("is a folder: --out names the page file to write (e.g. ana.html)", path=args.out)
+    check_page_out(args.out)
     pool, sha = read_pool(args.pool)
     write_page(args.out, pool, sha, args.assessor, args.guide)
     n = sum(len(q["candidates"]) for q in pool["questions"])
@@ -124,14 +121,15 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from gabarito.judging.importing import import_judgments, kappa_line
+    from gabarito.measure.score import check_resamples
     from gabarito.measure.stats import DEFAULT_SEED
 
     if args.seed is not None:
         check_seed(args.seed)
-    if args.resamples < MIN_RESAMPLES:
-        raise GabaritoError(f"--resamples must be at least {MIN_RESAMPLES} (for a 95% interval), not {args.resamples}")
-    if args.out.exists() and not args.out.is_dir():
-        raise GabaritoError("is a file: --out names the folder for agreement, adjudication pool and qrels",
+    check_resamples(args.resamples)
+    if (args.out.exists() or args.out.is_symlink()) and not args.out.is_dir():
+        what = "is a file" if args.out.is_file() else "exists and is not a folder"
+        raise GabaritoError(f"{what}: --out names the folder for agreement, adjudication pool and qrels",
                             path=args.out)
     result = import_judgments(args.grades, args.pool, args.out, adjudication=args.adjudication,
                               seed=DEFAULT_SEED if args.seed is None else args.seed, resamples=args.resamples)

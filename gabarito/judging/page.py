@@ -62,6 +62,30 @@ def page_html(pool: Mapping, pool_sha256: str, assessor: str, guide_markdown: st
     return MARKER.sub(lambda m: parts[m.group(0)], template)
 
 
+def page_head() -> bytes:
+    """What every page written here starts with: the template up to its first marker."""
+    template = (ASSETS / "judge.html").read_text(encoding="utf-8")
+    return template[:MARKER.search(template).start()].encode("utf-8")
+
+
+def check_page_out(out: str | Path) -> None:
+    """Refuse an ``--out`` the page must not replace: a folder, anything that is not a regular file
+    (a FIFO, a device), or a file that is not a judging page written here (an exported grades file,
+    say: replacing it would lose the grades). A page written here is replaced."""
+    out = Path(out)
+    if out.is_dir():
+        raise GabaritoError("is a folder: --out names the page file to write (e.g. ana.html)", path=out)
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_file() or out.is_symlink():
+        raise GabaritoError("exists and is not a regular file (a FIFO, a device, a link): --out names the page "
+                            "file to write; choose another --out", path=out)
+    head = page_head()
+    with open(out, "rb") as f:
+        if f.read(len(head)) != head:
+            raise GabaritoError("already exists and is not a judging page: choose another --out", path=out)
+
+
 def write_page(out: str | Path, pool: Mapping, pool_sha256: str, assessor: str,
                guide: str | Path | None = None) -> Path:
     """Write the judging page to ``out`` (atomically), with ``guide`` (Markdown) or the default guide."""

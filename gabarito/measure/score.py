@@ -25,6 +25,16 @@ from gabarito.measure import metrics, stats
 from gabarito.measure.report import Report
 
 DEFAULT_RESAMPLES = 10000
+#: The fewest and the most resamples a command takes (``--resamples`` of ``gabarito study`` and
+#: ``gabarito judgments import``): fewer give no 95% interval worth the name, more only run for hours.
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 1_000_000
+
+
+def check_resamples(resamples: int) -> None:
+    """Refuse, in one line, a ``--resamples`` outside :data:`MIN_RESAMPLES` .. :data:`MAX_RESAMPLES`."""
+    if not MIN_RESAMPLES <= resamples <= MAX_RESAMPLES:
+        raise GabaritoError(f"--resamples must be at least {MIN_RESAMPLES} (for a 95% interval) and at most "
+                            f"{MAX_RESAMPLES:,}, not {resamples}")
 
 
 def interval(values: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,

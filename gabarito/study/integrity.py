@@ -14,9 +14,9 @@ is a results file no run recorded. ``gabarito studies`` shows such a file as mod
 :func:`tree_problems` extends the guard to a whole study folder: every file a manifest under it
 records, every run folder of ``gabarito evaluate`` (a folder holding ``run.json``: each of its files
 recorded in its own manifest) and the run logs beside run folders (``*.jsonl``). A folder written
-before manifests existed is read without one only when it is listed in :data:`LEGACY_FOLDERS` (or,
-for a user's own old runs, in ``$GABARITO_LEGACY_FOLDERS``): a missing manifest is never taken for
-an old folder. The files :data:`GUARDED` names (the TREC runs, qrels and logs the site offers for
+before manifests existed is read without one only when it is listed in :data:`LEGACY_FOLDERS` (a
+user's own old runs listed in ``$GABARITO_LEGACY_FOLDERS`` count for ``gabarito compare`` only, never
+for this guard): a missing manifest is never taken for an old folder. The files :data:`GUARDED` names (the TREC runs, qrels and logs the site offers for
 download, the assessors' grades, the writers' packets, the assessors' guide a page quotes) must each
 be recorded: in its folder's manifest, or in the ``files`` of a freeze manifest (``*.lock.json``)
 under the folder checked, which then holds its sha256.
@@ -125,12 +125,15 @@ def verify(results_path: str | Path) -> None:
                             "with git", path=results_path)
 
 
-def is_legacy(folder: str | Path) -> bool:
-    """Whether ``folder`` is listed as written before manifests (:data:`LEGACY_FOLDERS`, relative to
-    the project root, or ``$GABARITO_LEGACY_FOLDERS``)."""
+def is_legacy(folder: str | Path, *, user: bool = False) -> bool:
+    """Whether ``folder`` is listed as written before manifests: in :data:`LEGACY_FOLDERS` (relative to
+    the project root), or, with ``user`` (``gabarito compare`` reading a user's own run folders), in
+    ``$GABARITO_LEGACY_FOLDERS``. The guard over the committed report (:func:`tree_problems`: ``site``,
+    ``report``, ``studies``) never reads the variable: setting it must not switch the guard off."""
     folder = Path(folder).resolve()
     listed = {(ROOT / rel).resolve() for rel in LEGACY_FOLDERS}
-    listed |= {Path(p).resolve() for p in os.environ.get(LEGACY_ENV, "").split(os.pathsep) if p.strip()}
+    if user:
+        listed |= {Path(p).resolve() for p in os.environ.get(LEGACY_ENV, "").split(os.pathsep) if p.strip()}
     return folder in listed
 
 
@@ -141,8 +144,7 @@ def folder_problems(folder: str | Path) -> Iterator[tuple[Path, str]]:
     if is_legacy(folder):
         return
     if not (folder / MANIFEST).is_file():
-        yield folder / MANIFEST, ("missing: nothing records what the run wrote here (a folder older than "
-                                  f"manifests must be listed in ${LEGACY_ENV})")
+        yield folder / MANIFEST, "missing: nothing records what the run wrote here"
         return
     files = read_manifest(folder / MANIFEST)
     for path in sorted(folder.iterdir()):

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from gabarito.errors import GabaritoError, run_main
+from gabarito.measure.score import check_resamples
 from gabarito.study.spec import StudySpec
 
 Run = Callable[["StudyContext"], dict]
@@ -187,8 +188,7 @@ def run_study(spec: StudySpec, run: Run, argv=None, *,
         add_arguments(ap)
     shared_device = add_device_option(ap)
     args = ap.parse_args(argv)
-    if args.resamples < 100:
-        raise GabaritoError(f"--resamples must be at least 100, not {args.resamples}")
+    check_resamples(args.resamples)
     if shared_device:
         check_device(args)
     gold = spec.verify_gold()  # gold first: before any search
