@@ -106,7 +106,9 @@ def test_memory_engine_dense_and_bm25(corpus, isolated, capsys):
 
     assert main(["compare", dense["run_id"], bm25["run_id"], "--log", str(log)]) == 0
     captured = capsys.readouterr()
-    assert "RR@10" in captured.out and "hit@1" in captured.out and "warning" not in captured.err
+    # the one warning allowed: scores tied to 6 decimals (BM25 on a 12-document corpus), which compare names
+    others = [line for line in captured.err.splitlines() if "warning" in line and "equal scores" not in line]
+    assert "RR@10" in captured.out and "hit@1" in captured.out and not others
 
 
 def test_arcadedb_engine_dense_and_bm25_portuguese(corpus, isolated, capsys):
