@@ -89,6 +89,10 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "peers/encoders.json": (
         "models/*/settings/*/seconds",
     ),
+    "peers/install.json": (
+        "installs/*/load_average_after", "installs/*/load_average_before", "installs/*/seconds",
+        "installs/*/steps_s", "wheel_s",
+    ),
     "peers/measures.json": (
         "collections/*/score_runs/seconds", "collections/*/tools/*/build_s", "collections/*/tools/*/doc_keys_s",
         "collections/*/tools/*/first_call_s", "collections/*/tools/*/input_build_s",

@@ -64,6 +64,9 @@ def fake_sentence_transformers(monkeypatch):
         def get_sentence_embedding_dimension(self):
             return 3
 
+        def _input_length(self, text):  # what encoding batch by batch sorts by, as sentence-transformers does
+            return len(text)
+
         def encode(self, texts, **kw):
             return np.array([[len(t), 1.0, 0.0] for t in texts], dtype=np.float64)
 
