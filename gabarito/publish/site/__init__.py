@@ -33,7 +33,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 from gabarito.publish.packages import add_package_downloads
 from gabarito.publish.site.enhance import copy_downloads, enhance_pages
-from gabarito.publish.site.execute import run_notebooks, say
+from gabarito.publish.site.execute import copy_ledgers, run_notebooks, say
 from gabarito.publish.site.gold import ALLOW_DIRTY_ENV, allow_dirty_default, check_clean, check_gold
 from gabarito.publish.site.markup import check_markup
 from gabarito.publish.site.offline import check_offline, install_plotly, remote_loads
@@ -122,6 +122,7 @@ def build(root: str | Path = ".", out: str | Path = "_site", renderer: str = "au
         if not (built / "index.html").is_file():
             raise GabaritoError(f"{renderer} wrote no index.html", path=built)
         summary = _finish(root, built, cfg, packaged / "downloads")
+        copy_ledgers(executed, built)  # each page's shown numbers, next to the page (publish/ledger.py)
         say(f"rendered with {renderer} in {time.perf_counter() - t1:.1f} s; {summary}")
         swap_in(built, out)
     finally:

@@ -7,6 +7,10 @@ under ``data/``, or the ``gabarito`` package changed since the last build, or wh
 copy in the cache is not byte for byte the one the build wrote (its sha256 is kept in the cache's
 index beside the key). Each kernel gets a temporary folder of its own (``$TMPDIR``), removed when
 its notebook ends: what a page leaves there is not left on the machine.
+
+Each run also collects the page's ledger of shown numbers (:mod:`gabarito.publish.ledger`):
+``$GABARITO_LEDGER`` names ``<executed copy>.ledger.json`` beside the cached copy, and a cached copy
+without its ledger runs again; :func:`copy_ledgers` puts each ledger next to its built page.
 """
 
 from __future__ import annotations
@@ -71,12 +75,14 @@ def inputs_digest(root: Path) -> str:
     return h.hexdigest()
 
 
-def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | None = None):
+def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | None = None,
+                     ledger: Path | None = None):
     """Run a notebook top to bottom in a fresh kernel of this interpreter; return the executed copy.
 
     The working directory is the notebook's folder (so notebooks read ``../case-studies/...``);
     ``PYTHONPATH`` starts with the project root and this ``gabarito``; plotly is set up offline
     (:func:`gabarito.publish.plots.setup_plotly`) before the first cell. ``src`` is not written.
+    ``ledger``: the file that collects the page's shown numbers (started empty here).
     """
     import nbformat
     from jupyter_client.kernelspec import KernelSpecManager
@@ -97,6 +103,8 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    if ledger is not None:
+        _start_ledger(env, ledger, src, root)
     scratch = tempfile.mkdtemp(prefix="gabarito-kernel-")  # the page's temporary files, removed below
     env["TMPDIR"] = env["TEMP"] = env["TMP"] = scratch
     # the native kernel of *this* interpreter, whatever kernelspecs the user has installed
@@ -135,6 +143,36 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
             stderr.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return nb
+
+
+def _start_ledger(env: dict, ledger: Path, src: Path, root: Path) -> None:
+    """Point the kernel at an empty ledger for this page."""
+    from gabarito.publish.ledger import LEDGER_ENV, PAGE_ENV, SCHEMA
+
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(ledger, {"schema": SCHEMA, "records": []})
+    env[LEDGER_ENV] = str(ledger.resolve())
+    env[PAGE_ENV] = Path(src).resolve().relative_to(Path(root).resolve()).as_posix()
+
+
+def ledger_path(executed: Path) -> Path:
+    """The ledger beside an executed copy (``custo.ipynb`` -> ``custo.ledger.json``)."""
+    from gabarito.publish.ledger_check import SUFFIX
+
+    return Path(executed).with_name(Path(executed).stem + SUFFIX)
+
+
+def copy_ledgers(executed: dict[PurePosixPath, Path], built: Path) -> int:
+    """Put each executed page's ledger next to its built page; return how many."""
+    n = 0
+    for rel, path in executed.items():
+        src = ledger_path(path)
+        if src.is_file():
+            dest = ledger_path(Path(built) / rel)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+            n += 1
+    return n
 
 
 def _shutdown(km, loop: asyncio.AbstractEventLoop) -> None:
@@ -227,6 +265,8 @@ class Cache:
         entry = self.index.get(str(rel))
         if not isinstance(entry, dict) or entry.get("key") != key or not p.is_file():
             return None
+        if not ledger_path(p).is_file():  # a copy from before the ledger, or its ledger lost
+            return None
         if sha256_file(p) != entry.get("sha256"):
             say(f"{rel}: the cached outputs are not the ones the last build wrote; running it again")
             return None
@@ -263,7 +303,8 @@ def run_notebooks(root: Path, notebooks: list[PurePosixPath], *, execute: bool =
         else:
             t0 = time.perf_counter()
             cache.dir.mkdir(parents=True, exist_ok=True)
-            nb = execute_notebook(src, root, log=cache.dir / f"kernel-{rel.stem}.log")
+            nb = execute_notebook(src, root, log=cache.dir / f"kernel-{rel.stem}.log",
+                                  ledger=ledger_path(cache.path(rel)))
             out[rel] = cache.put(rel, key, nb)
             say(f"{rel}: ran in {time.perf_counter() - t0:.1f} s")
     return out
