@@ -25,6 +25,9 @@
   refuses one changed after its run and names the stale ones, but runs none of them. ``frozen_in``
   names the freeze manifest that holds the files' sha256 (gold preparation); otherwise the run's
   entry in the folder's ``results.sha256.json`` and the gold the file records decide.
+* ``claims`` -- the declared plan of each results file: what was selected on which queries, the
+  comparison families its p-values are corrected over, and which results are exploratory
+  (:mod:`gabarito.study.claims`, validated when the study is loaded).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class StudySpec:
     variants: list[dict] = field(default_factory=list)
     after: list[str] = field(default_factory=list)
     writes: list[dict] = field(default_factory=list)
+    claims: dict = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: str | Path) -> "StudySpec":
@@ -70,7 +74,7 @@ class StudySpec:
         if missing:
             raise GabaritoError(f"missing field {missing[0]!r}", path=path)
         known = {"name", "title", "script", "gold", "results", "corpus", "seed", "resamples", "variants", "after",
-                 "writes"}
+                 "writes", "claims"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise GabaritoError(f"unknown field {unknown[0]!r}", path=path)
@@ -82,7 +86,12 @@ class StudySpec:
                                                      for v in variants):
             raise GabaritoError("'variants' must be a list of {script, results}", path=path)
         _check_writes(raw.get("writes", []), path)
-        return cls(dir=path.parent, **{k: v for k, v in raw.items() if k in known})
+        fields = {k: v for k, v in raw.items() if k in known}
+        if "claims" in raw:
+            from gabarito.study.claims import parse_claims
+
+            fields["claims"] = parse_claims(raw["claims"], path)
+        return cls(dir=path.parent, **fields)
 
     def variant(self, entry: dict) -> "StudySpec":
         """This declaration with a variant's script and results file (same gold, corpus and seed)."""
