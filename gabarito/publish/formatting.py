@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Sequence
+from typing import Callable, Sequence
+
+#: The minus sign of every negative number a page shows (U+2212), never the hyphen.
+MINUS = "\u2212"
 
 #: Months of the year, for :func:`date_pt`.
 MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
@@ -40,7 +43,8 @@ def num(value: float | None, digits: int = 3) -> str:
     out = f"{value:,.{digits}f}"
     if out.lstrip("-").strip("0.,") == "":
         out = out.lstrip("-")  # no "-0,000"
-    return out.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
+    out = out.replace(",", "\u2009").replace(".", ",").replace("\u2009", ".")
+    return MINUS + out[1:] if out.startswith("-") else out
 
 
 def integer(value: int | float | None) -> str:
@@ -86,6 +90,29 @@ def seconds(value: float | None, digits: int | None = None) -> str:
     return f"{num(value, digits)} s"
 
 
+#: The units a column of durations may take, smallest first: name, milliseconds in one, and
+#: the size from which a value is written in the next unit (as :func:`ms`, :func:`seconds`, :func:`duration`).
+_DURATION_UNITS = (("ms", 1.0, 1000.0), ("s", 1000.0, 600_000.0), ("min", 60_000.0, HOURS_FROM_MS),
+                   ("h", 3_600_000.0, float("inf")))
+
+
+def duration_column(values_ms: Sequence[float | None], digits: int | None = None) -> list[str]:
+    """A column of durations (given in milliseconds) in ONE unit, chosen from its largest value by
+    the thresholds of :func:`ms`, :func:`seconds` and :func:`duration`: ``[578_600, 630_000] ->
+    ['9,6 min', '10,5 min']``, never ``'578,6 s'`` beside ``'10,5 min'``. ``None`` is ``'—'``."""
+    known = [abs(v) for v in values_ms if v is not None]
+    top = max(known, default=0.0)
+    name, size, _ = next(u for u in _DURATION_UNITS if top < u[2])
+    if digits is None:
+        digits = 2 if name == "s" and top < 10_000 else 1
+    return ["—" if v is None else f"{num(v / size, digits)} {name}" for v in values_ms]
+
+
+def seconds_column(values_s: Sequence[float | None], digits: int | None = None) -> list[str]:
+    """:func:`duration_column` for values given in seconds."""
+    return duration_column([None if v is None else v * 1000 for v in values_s], digits)
+
+
 def megabytes(value: float | None, digits: int = 0) -> str:
     """``2570.9 -> '2.571 MB'``; from 10.000 MB on, in GB."""
     if value is None:
@@ -107,11 +134,33 @@ def pvalue(p: float | None) -> str:
     return "< 0,001" if p < 0.001 else num(p, 3)
 
 
-def ci(interval: Sequence[float] | None, digits: int = 3) -> str:
-    """A confidence interval: ``[0.1, 0.25] -> '[0,100; 0,250]'``."""
+#: What the book calls a 95% confidence interval, in the one format :func:`ci` writes.
+CI_LABEL = "IC 95%"
+
+
+def span_of(low: float | None, high: float | None, shown: Callable[[float | None], str] | None = None) -> str:
+    """Two ends of a range in the book's one style: ``'0,775 a 0,975'`` (each end through ``shown``,
+    :func:`num` by default; ``'−0,400 a −0,050'``, ``'+0,068 a +0,288'`` with :func:`signed`)."""
+    shown = shown or num
+    return f"{shown(low)} a {shown(high)}"
+
+
+def ci(interval: Sequence[float] | None, digits: int = 3, *, shown: Callable[[float | None], str] | None = None,
+       bare: bool = False) -> str:
+    """A 95% confidence interval, the one format of the book: ``[0.1, 0.25] -> '(IC 95%: 0,100 a
+    0,250)'``; ``shown`` formats each end (:func:`pct`, :func:`signed`, ...); ``bare`` leaves out
+    the parentheses and the label, for a table column headed ``IC 95%``."""
     if interval is None:
         return "—"
-    return f"[{num(interval[0], digits)}; {num(interval[1], digits)}]"
+    ends = span_of(interval[0], interval[1], shown or (lambda v: num(v, digits)))
+    return ends if bare else f"({CI_LABEL}: {ends})"
+
+
+def estimate(value: float | None, interval: Sequence[float] | None, digits: int = 3, *,
+             shown: Callable[[float | None], str] | None = None) -> str:
+    """A value and its interval: ``'0,875 (IC 95%: 0,775 a 0,975)'`` (``shown`` as in :func:`ci`)."""
+    shown = shown or (lambda v: num(v, digits))
+    return f"{shown(value)} {ci(interval, shown=shown)}" if interval is not None else shown(value)
 
 
 def rank(value: int | None) -> str:
@@ -136,6 +185,28 @@ def date_pt(iso: str) -> str:
         raise ValueError(f"not an ISO date: {iso!r}")
     y, mo, d = m.groups()
     return f"{int(d)} de {MONTHS[int(mo) - 1]} de {y}"
+
+
+#: The genders of what a count counts: feminine, masculine.
+GENDERS = ("f", "m")
+
+
+def count(n: int, gender: str) -> str:
+    """A count as Portuguese writes it in a sentence: ``0 -> 'nenhuma'`` (``gender='f'``: nenhuma
+    das 9 coleções) or ``'nenhum'`` (``'m'``); any other count as :func:`integer` (``8 -> '8'``)."""
+    if gender not in GENDERS:
+        raise ValueError(f"gender must be one of {GENDERS}, not {gender!r}")
+    if n < 0:
+        raise ValueError(f"not a count: {n}")
+    if n == 0:
+        return "nenhuma" if gender == "f" else "nenhum"
+    return integer(n)
+
+
+def counted(n: int, one: str, many: str, gender: str) -> str:
+    """A count with its noun: ``(0, 'pergunta', 'perguntas', 'f') -> 'nenhuma pergunta'``,
+    ``1 -> '1 pergunta'``, ``8 -> '8 perguntas'``."""
+    return f"{count(n, gender)} {one if n in (0, 1) else many}"
 
 
 def plural(n: int, one: str, many: str) -> str:

