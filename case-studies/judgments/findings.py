@@ -15,16 +15,18 @@ threshold a sentence depends on is stated once, below; the page writes the words
 
 from __future__ import annotations
 
+import re
 from typing import Mapping, Sequence
 
+from gabarito.errors import GabaritoError
 from gabarito.measure.report import Report
 from gabarito.measure.stats import Z95, wilson  # noqa: F401 - the share's interval, also findings.wilson
 from gabarito.publish.verdicts import span
 from studies.benchmark_rrf.findings import SINGLES, FusionVerdict, fusion_verdict
 
-__all__ = ["KAPPA_BANDS", "LEANS_HIGH", "MAX_LIKE", "MEASURE", "MECHANICAL", "adjudication", "essential",
-           "fusion_by_regime", "fusion_by_tiebreak", "headline", "kappa_band", "kappa_drop", "regrade_drift",
-           "tiebreak_sensitivity", "wilson"]
+__all__ = ["BLINDNESS_KINDS", "EXPOSED", "KAPPA_BANDS", "LEANS_HIGH", "MAX_LIKE", "MEASURE", "MECHANICAL",
+           "adjudication", "assessor_keys", "assessors", "model_of", "essential", "fusion_by_regime", "fusion_by_tiebreak",
+           "headline", "kappa_band", "kappa_drop", "regrade_drift", "tiebreak_sensitivity", "wilson"]
 
 #: The measure the headline and the fusion tables read.
 MEASURE = "nDCG@10"
@@ -40,6 +42,13 @@ LEANS_HIGH = 0.6
 #: third assessor's.
 TIEBREAK_REGIMES = ("graded", "full")
 MECHANICAL = ("min", "max")
+#: How blind a round was, read from the start of its recorded ``blindness`` text: the assessors
+#: worked where the gold could be opened (``instruction``), or alone in isolated folders.
+BLINDNESS_KINDS = (("instructions only", "instruction"), ("isolated folders", "isolated"))
+#: What a round's recorded ``blindness`` text says could be opened, by the words it uses.
+EXPOSED = {"gold files": "gold", "packets/key.json": "key", "pools/sources.json": "sources"}
+#: A recorded assessor: the model and its maker first, ``"Claude (Anthropic), ..."``.
+MODEL = re.compile(r"^\s*([^,(]+?)\s*\(([^)]+)\)")
 
 
 def _fused(results: Mapping) -> str:
@@ -196,3 +205,66 @@ def essential(results: Mapping, measure: str = MEASURE) -> dict:
                           "fusion": fusion_by_regime(results, ["graded"], measure)[first]["graded"]},
             "adjudication": {**h["adjudication"], "share": adj["share"], "kind": adj["kind"]},
             "tiebreak": {"changed": len(sens["order_changed"]), "n": sens["n_combinations"]}}
+
+
+def _place(order: Sequence[str], method: str) -> int:
+    return list(order).index(method) + 1
+
+
+def assessor_keys(keys: Mapping, measure: str = MEASURE, method: str = "bm25") -> dict:
+    """The headline under each judgment key of ``assessor_keys.json`` (the rule in use, min(A, B),
+    mean(A, B): :mod:`studies.judgments.keys`): ``{"sets", "first_set", "rows": {key:
+    {"order_changed": [sets whose order by measure differs from the single answer's], "single",
+    "graded" (``method``'s place, 1-based, in the first set), "best_graded", "moved": pairs graded
+    otherwise than the rule, "largest": (the largest change of a method's mean on measure from the
+    rule's, set, method)}}, "same": [keys whose headline is the rule's: the same sets change and
+    ``method`` keeps its places], "differ": [the others], "holds": no key differs, "largest": the
+    largest of the other keys' ``largest`` (None with no other key)}``."""
+    sets = list(keys["sets"])
+    first = sets[0]
+    rows = {}
+    for k in keys["sets"][first]["keys"]:
+        changed = [s for s in sets if keys["sets"][s]["single"]["order"][measure]
+                   != keys["sets"][s]["keys"][k]["graded"]["order"][measure]]
+        graded = keys["sets"][first]["keys"][k]["graded"]["order"][measure]
+        rows[k] = {"order_changed": changed, "single": _place(keys["sets"][first]["single"]["order"][measure], method),
+                   "graded": _place(graded, method), "best_graded": graded[0], "moved": keys["moved"][k]["n"]}
+        base = (keys["sets"][s]["keys"]["rule"]["graded"]["metrics"] for s in sets)
+        mine = (keys["sets"][s]["keys"][k]["graded"]["metrics"] for s in sets)
+        rows[k]["largest"] = max((abs(m[x][measure] - b[x][measure]), s, x)
+                                 for s, b, m in zip(sets, base, mine) for x in m)
+    rule = rows["rule"]
+    same = [k for k, r in rows.items() if k != "rule"
+            and (r["order_changed"], r["single"], r["graded"]) == (rule["order_changed"], rule["single"], rule["graded"])]
+    differ = [k for k in rows if k not in ("rule", *same)]
+    largest = max((r["largest"] for k, r in rows.items() if k != "rule"), default=None)
+    return {"sets": sets, "first_set": first, "rows": rows, "same": same, "differ": differ, "holds": not differ,
+            "largest": largest}
+
+
+def model_of(described: str) -> tuple[str, str]:
+    """``(model, maker)`` of a recorded assessor, ``"Claude (Anthropic), ..."``; refused otherwise."""
+    m = MODEL.match(described)
+    if not m:
+        raise GabaritoError(f"an assessor recorded without its model first: {described[:60]!r}")
+    return m.group(1), m.group(2)
+
+
+def assessors(results: Mapping) -> dict:
+    """Who graded each round and how blind it was, read from the recorded fields (``assessors``,
+    ``assessors_packet_21``, ``blindness``): ``{"rounds": {round: {"roles": [A, B, C], "models":
+    [(model, maker)], "blindness": "instruction" | "isolated", "exposed": [of :data:`EXPOSED`'s
+    values, what could be opened]}}, "models": every round's, "same_models": one set of models
+    in every round}``. A blindness text of no known kind is refused."""
+    who = {"packets_01_20": results["assessors"], "packet_21": results["assessors_packet_21"]}
+    rounds = {}
+    for r, roles in who.items():
+        text = results["blindness"][r]
+        kind = next((k for prefix, k in BLINDNESS_KINDS if text.startswith(prefix)), None)
+        if kind is None:
+            raise GabaritoError(f"round {r}: blindness of no known kind: {text[:60]!r}")
+        rounds[r] = {"roles": sorted(roles), "models": sorted({model_of(d) for d in roles.values()}),
+                     "blindness": kind, "exposed": [v for w, v in EXPOSED.items() if w in text]}
+    models = sorted({m for x in rounds.values() for m in x["models"]})
+    return {"rounds": rounds, "models": models,
+            "same_models": all(x["models"] == models for x in rounds.values())}

@@ -1,6 +1,6 @@
 """Step 1b of the judgments: the expected concepts that no pool held, hidden among decoys, frozen.
 
-    python case-studies/judgments/pool_known_answers.py [--assess /work/assess]
+    python case-studies/judgments/pool_known_answers.py [--assess DIR]
 
 TREC adds the known answers to the pool. ``build_pools.py`` pooled only what the methods found,
 so the expected concept of some questions (those no method put in its top ``DEPTH``) was never
@@ -113,23 +113,30 @@ def check_reproduced(data: dict, corpus_path: Path) -> dict[str, int]:
     return counts
 
 
-def make_assessor_folders(root: Path) -> list[Path]:
-    """``root/A``, ``root/B`` (packet, guide, standalone checker only) and an empty ``root/C``."""
-    verify_frozen(LOCK)
-    files = {HERE / OUTPUTS[1]: f"packet_{PACKET:02d}.json", HERE / GUIDE: GUIDE, CHECKER: "check_grades.py"}
+def fill_folders(root: Path, packet: Path, roles: tuple[str, ...] = ("A", "B"), empty: tuple[str, ...] = ()) -> list[Path]:
+    """``root/<role>`` for each of ``roles`` holding only ``packet``, the guide and the standalone
+    checker (``check_grades.py``), and an empty ``root/<role>`` for each of ``empty``; a folder
+    holding anything else is refused (an assessor's folder is made once, before grading)."""
+    files = {packet: packet.name, HERE / GUIDE: GUIDE, CHECKER: "check_grades.py"}
     made = []
-    for aid in ("A", "B", "C"):
+    for aid in (*roles, *empty):
         folder = root / aid
         folder.mkdir(parents=True, exist_ok=True)
-        wanted = set(files.values()) if aid != "C" else set()
-        extra = sorted(p.name for p in folder.iterdir() if p.name not in wanted)
+        mine = files if aid in roles else {}
+        extra = sorted(p.name for p in folder.iterdir() if p.name not in set(mine.values()))
         if extra:
             raise GabaritoError(f"holds {extra[0]!r}: an assessor's folder is made only once, before grading",
                                 path=folder)
-        for src, name in files.items() if aid != "C" else ():
+        for src, name in mine.items():
             shutil.copyfile(src, folder / name)
         made.append(folder)
     return made
+
+
+def make_assessor_folders(root: Path) -> list[Path]:
+    """``root/A``, ``root/B`` (packet, guide, standalone checker only) and an empty ``root/C``."""
+    verify_frozen(LOCK)
+    return fill_folders(root, HERE / OUTPUTS[1], ("A", "B"), ("C",))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,10 +58,10 @@ def agreement(pairs: list[dict], ctx, a: str = "a", b: str = "b") -> dict:
     return agreement_summary([p[a] for p in pairs], [p[b] for p in pairs], resamples=ctx.resamples, seed=ctx.seed)
 
 
-def score(ctx, runs: dict, qrels: Qrels) -> dict:
-    scored = score_runs({m: r.cut(CUTOFF) for m, r in runs.items()}, qrels, MEASURES,
+def score(ctx, runs: dict, qrels: Qrels, measures: tuple[str, ...] = MEASURES) -> dict:
+    scored = score_runs({m: r.cut(CUTOFF) for m, r in runs.items()}, qrels, measures,
                         seed=ctx.seed, resamples=ctx.resamples)
-    return {**scored.to_dict(per_query=False), "order": {x: method_order(scored.metrics, x) for x in MEASURES}}
+    return {**scored.to_dict(per_query=False), "order": {x: method_order(scored.metrics, x) for x in measures}}
 
 
 def adjudication_regimes(ctx, runs: dict, qrels: Qrels, qids: list[str], pairs: dict, adjudicated: dict) -> dict:
@@ -137,14 +137,29 @@ def load_gold(flagship: dict) -> tuple[dict, dict, dict]:
     return members, expected, texts
 
 
+def load_inputs() -> tuple[dict, dict, dict, dict, dict, dict, dict, dict]:
+    """``doc`` (judgments.json), ``known`` (judgments_known.json), the qrels' pairs (packets 01-20
+    and packet 21's known answers), the flagship's runs and results, and :func:`load_gold`'s three."""
+    doc = json.loads((HERE / "judgments.json").read_text(encoding="utf-8"))
+    known = json.loads((HERE / "judgments_known.json").read_text(encoding="utf-8"))
+    pairs = {**doc["pairs"], **{pid: p for pid, p in known["pairs"].items() if p["role"] == "known"}}
+    runs = {m: Run.from_trec(FLAGSHIP / "runs" / f, name=m) for m, f in RUNS.items()}
+    flagship = json.loads((FLAGSHIP / "results.json").read_text(encoding="utf-8"))
+    return doc, known, pairs, runs, flagship, *load_gold(flagship)
+
+
+def runs_record(flagship: dict) -> dict:
+    """The flagship's runs this study scores, by file and sha256, and the run they came from."""
+    fp = flagship["provenance"]
+    return {"runs": {m: {"file": f"../benchmark_rrf/runs/{f}", "sha256": sha256_file(FLAGSHIP / "runs" / f)}
+                     for m, f in RUNS.items()},
+            "runs_from": {"results": "../benchmark_rrf/results.json", "commit": fp["git"]["commit"],
+                          "date": fp["date"]}}
+
+
 def run(ctx) -> dict:
     with ctx.phase("load"):
-        doc = json.loads((HERE / "judgments.json").read_text(encoding="utf-8"))
-        known = json.loads((HERE / "judgments_known.json").read_text(encoding="utf-8"))
-        pairs = {**doc["pairs"], **{pid: p for pid, p in known["pairs"].items() if p["role"] == "known"}}
-        runs = {m: Run.from_trec(FLAGSHIP / "runs" / f, name=m) for m, f in RUNS.items()}
-        flagship = json.loads((FLAGSHIP / "results.json").read_text(encoding="utf-8"))
-        members, expected, texts = load_gold(flagship)
+        doc, known, pairs, runs, flagship, members, expected, texts = load_inputs()
     with ctx.phase("score"):
         sets = {}
         for s in SETS:
@@ -172,10 +187,7 @@ def run(ctx) -> dict:
                         "agreement_pairs": "each set's pairs of packets 01-20 (assessors A and B of that round); "
                                            "packet 21 apart",
                         "kappa_interval": "percentile bootstrap over pairs",
-                        "runs": {m: {"file": f"../benchmark_rrf/runs/{f}", "sha256": sha256_file(FLAGSHIP / "runs" / f)}
-                                 for m, f in RUNS.items()},
-                        "runs_from": {"results": "../benchmark_rrf/results.json", "commit": fp["git"]["commit"],
-                                      "date": fp["date"]}}),
+                        **runs_record(flagship)}),
         "assessors": doc["assessors"],
         "assessors_packet_21": known["assessors"],
         "blindness": known["blindness"],
