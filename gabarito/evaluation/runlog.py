@@ -31,6 +31,26 @@ from gabarito.study.records import append_jsonl, now_iso, write_measurement
 
 #: The files of a run folder besides ``run.json``: the spreadsheet, the TREC run, the qrels.
 CSV_FILE, RUN_FILE, QRELS_FILE = "results.csv", "run.trec", "qrels.trec"
+#: The fields of a run record that name the user's input files (:func:`recorded_path`).
+PATH_FIELDS = ("documents_path", "evaluation_path")
+
+
+def recorded_path(path: str | Path | None, base: str | Path | None = None) -> str | None:
+    """An input path as a run record keeps it, never resolved to an absolute one: a relative path
+    exactly as typed; an absolute path inside ``base`` (the current folder by default, where the
+    command ran and where ``gabarito pool`` looks for it again) relative to it, so no record names
+    the machine's own folders; an absolute path elsewhere as typed (the user chose it)."""
+    if path is None:
+        return None
+    text = str(path)
+    if not Path(text).is_absolute():
+        return text
+    base = Path.cwd() if base is None else Path(base)
+    for inside, folder in ((Path(os.path.normpath(text)), Path(os.path.normpath(base))),
+                           (Path(text).resolve(), base.resolve())):
+        if inside.is_relative_to(folder):
+            return inside.relative_to(folder).as_posix()
+    return text
 
 
 class RunRecord(dict):
@@ -86,7 +106,8 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
     """Write ``out_dir/results.csv`` (UTF-8 with a byte-order mark, so spreadsheets read the
     accents), ``out_dir/run.json`` and, for a :class:`RunRecord` that carries them, the ranked
     lists ``out_dir/run.trec`` (tagged with the run id) and the judgments ``out_dir/qrels.trec``;
-    then append the record to the JSONL log at ``log_path``. Each file's sha256 is recorded in
+    then append the record to the JSONL log at ``log_path``. The input paths (:data:`PATH_FIELDS`)
+    are written as :func:`recorded_path` keeps them. Each file's sha256 is recorded in
     ``out_dir/results.sha256.json`` (``run.json`` through
     :func:`gabarito.study.records.write_measurement`, the writer of the studies' results), and
     ``run.json`` names the TREC files under ``trec``.
@@ -107,6 +128,9 @@ def write_run(record: dict, out_dir: str | Path, log_path: str | Path) -> dict[s
             raise GabaritoError("already holds a run or other files; choose another output folder", path=out_dir)
         if trec:
             record["trec"] = {"run": RUN_FILE, "qrels": QRELS_FILE, "tag": str(record["run_id"])}
+        for field in PATH_FIELDS:  # relative to the folder the command ran in, or as typed
+            if field in record:
+                record[field] = recorded_path(record[field])
         try:
             csv_bytes = results_csv(record).encode("utf-8-sig")
             json.dumps(record, ensure_ascii=False, indent=2, allow_nan=False)  # refused before anything is written
