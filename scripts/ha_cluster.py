@@ -1,7 +1,7 @@
 """The flagship's searches on a replicated ArcadeDB: a 3-node cluster of ArcadeDB 26.3.2.
 
     .venv/bin/python scripts/ha_cluster.py                       # writes docs/ha_cluster.json
-    .venv/bin/python scripts/ha_cluster.py --modes bm25 --out /tmp/ha.json
+    .venv/bin/python scripts/ha_cluster.py --modes bm25 --out "$(mktemp -d)/ha.json"
 
 Why 26.3.2: since ArcadeDB moved its high availability to Apache Ratis, the HA code lives in a
 separate ``arcadedb-ha-raft`` module that no PyPI package ships (26.6 and later log "no HA plugin

@@ -1,10 +1,10 @@
 """One-off migration: the build machine's absolute paths in committed results become portable ids.
 
-    python scripts/migrate_portable_ids.py [--root /work/main] [--check]
+    python scripts/migrate_portable_ids.py [--root DIR] [--check]
 
 Until 2026-12-06 a trained cross-encoder was recorded under the absolute path of its cached
-folder (``/work/main/.cache/cross-encoders/heldout-cranfield-…``) and the SPLADE reader under
-its folder in the virtual environment (``/work/main/.venv/lib/python3.11/site-packages/…``).
+folder (``<checkout>/.cache/cross-encoders/heldout-cranfield-…``) and the SPLADE reader under
+its folder in the virtual environment (``<checkout>/.venv/lib/python3.11/site-packages/…``).
 Those strings name the machine that ran the study, and they are keys of the reranking results:
 a rerun from a clone in another folder, or with another cache folder, wrote other keys and
 differed everywhere. Readers now record
@@ -75,7 +75,7 @@ def recorded_results(studies: Path) -> list[Path]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", default="/work/main", help="the checkout the studies ran in")
+    ap.add_argument("--root", default=str(ROOT), help="the checkout the studies ran in (default: this one)")
     ap.add_argument("--studies", type=Path, default=STUDIES)
     ap.add_argument("--check", action="store_true", help="report what would change, write nothing")
     args = ap.parse_args(argv)

@@ -34,7 +34,7 @@ reader's AUC on gold pairs (the expected concept against a BM25 hard negative of
 and against a random concept) sits beside the AUC of in-memory BM25 on the same pairs and texts.
 
     python case-studies/benchmark_rrf/train_concept_reader.py
-    python case-studies/benchmark_rrf/train_concept_reader.py --steps 5 --sets main --resamples 200 --out /tmp/x
+    python case-studies/benchmark_rrf/train_concept_reader.py --steps 5 --sets main --resamples 200 --out "$(mktemp -d)"
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ Agreement: per query and measure, the largest |difference| between gabarito's, r
 ir_measures' values (each pair), and between every route's means and gabarito's.
 
     python case-studies/peers/bench_measures.py                                   # (~25 min on 2 cores)
-    python case-studies/peers/bench_measures.py --queries 500 --docs 200 --out /tmp/m    # quick
+    python case-studies/peers/bench_measures.py --queries 500 --docs 200 --out "$(mktemp -d)"  # quick
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ measures (hit@1 and MRR). Each variant is tested against its first stage (paired
 Holm over that first stage's variants, per measure).
 
     python case-studies/reranking/train_pt_reader.py
-    python case-studies/reranking/train_pt_reader.py --quick --steps 2 --out /tmp/pt   # smoke test
+    python case-studies/reranking/train_pt_reader.py --quick --steps 2 --out "$(mktemp -d)"  # smoke test
 """
 
 from __future__ import annotations
