@@ -3,6 +3,11 @@
 :func:`html_table` wraps every table in ``<div class="gabarito-table">``: the site's stylesheet
 lets that box scroll sideways (the page itself never does), shows a cue when columns are
 hidden to the right, and keeps the first column in view while the reader scrolls.
+
+A table that shows a Holm-adjusted p (a column whose header names Holm) beside 95% intervals
+labels those intervals "IC 95% não ajustado" (:func:`unadjusted_intervals`): a bootstrap interval
+of one comparison does not match a p corrected for a family, and the reader is told so on every
+page (an interval already named simultaneous or unadjusted is left as it is).
 """
 
 from __future__ import annotations
@@ -10,10 +15,28 @@ from __future__ import annotations
 import html
 from typing import Iterable, Mapping, Sequence
 
-from gabarito.publish.formatting import Html, ci, integer, num, text
+from gabarito.publish.formatting import CI_LABEL, Html, ci, integer, num, text
 from gabarito.publish.labels import measure_label
 
 _ALIGN = {"l": "left", "r": "right", "c": "center"}
+#: How an interval beside a Holm-adjusted p is named.
+UNADJUSTED_CI = f"{CI_LABEL} não ajustado"
+_ALREADY = (UNADJUSTED_CI, "simultâneo", "ajustado por")
+
+
+def unadjusted_intervals(header: Sequence[object], rows: list[list[object]]) -> tuple[list[object], list[list[object]]]:
+    """Header and rows with every "IC 95%" named "IC 95% não ajustado" when a column's header names
+    Holm; otherwise unchanged."""
+    if not any("Holm" in str(h) for h in header):
+        return list(header), rows
+
+    def relabel(value: object) -> object:
+        if not isinstance(value, str) or CI_LABEL not in value or any(a in value for a in _ALREADY):
+            return value
+        out = value.replace(CI_LABEL, UNADJUSTED_CI)
+        return Html(out) if isinstance(value, Html) else out
+
+    return [relabel(h) for h in header], [[relabel(v) for v in r] for r in rows]
 
 
 def cell(value: object) -> str:
@@ -45,6 +68,7 @@ def html_table(header: Sequence[object], rows: Iterable[Sequence[object]], *, ta
             raise ValueError(f"row {i} has {len(r)} cells for {width} columns")
     if align is not None and len(align) != width:
         raise ValueError(f"align has {len(align)} entries for {width} columns")
+    header, rows = unadjusted_intervals(header, rows)
 
     def style(i: int, head: bool = False) -> str:
         a = _ALIGN[align[i]] if align else "left"
