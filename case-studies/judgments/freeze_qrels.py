@@ -16,7 +16,10 @@ expected concept keeps grade 2 unless every assessor gave it 0) in two rounds:
 Then ``qrels/<set>.txt`` (TREC qrels: question, 0, concept, grade) hold the first round's pairs
 and the known answers, and ``judgments.lock.json`` (the study's gold manifest) freezes the qrels,
 ``judgments.json`` and ``judgments_known.json``; the earlier freeze is kept under ``history``. Run
-again once frozen, the script checks every frozen file is what the grades give and writes nothing.
+again once frozen, the script checks every frozen file is what the grades give and writes nothing;
+when only ``judgments_known.json``'s description differs (how the assessors or the prompt are
+described, never a pair), it rewrites that file, keeping the round's date and the sha256 of the
+prompt as given, and freezes again with a note saying so.
 """
 
 from __future__ import annotations
@@ -41,13 +44,22 @@ LOCK = HERE / "judgments.lock.json"
 KNOWN_DOC = "judgments_known.json"
 PROMPT_KNOWN = "assessor_prompt_known.txt"
 KNOWN_ASSESSORS = {
-    "A": "Claude (Anthropic), a new sub-agent (none of packets 01-20's), alone in an isolated folder "
-         "/work/assess/A outside the repository that held only packet_21.json, the guide and a standalone "
-         "checker (prompt: assessor_prompt_known.txt)",
-    "B": "Claude (Anthropic), another new sub-agent, same prompt, alone in its own isolated folder /work/assess/B",
+    "A": "Claude (Anthropic), a new sub-agent (none of packets 01-20's), alone in a folder of its own, outside "
+         "the repository, that held only packet_21.json, the guide and a standalone checker "
+         "(prompt: assessor_prompt_known.txt)",
+    "B": "Claude (Anthropic), another new sub-agent, same prompt, alone in another folder of its own, outside "
+         "the repository",
     "C": "Claude (Anthropic), a new sub-agent that graded only packet 21's A/B disagreements, blind to both "
-         "grades, alone in /work/assess/C (adjudication packet, guide and checker only)",
+         "grades, alone in a third folder of its own, outside the repository (adjudication packet, guide and "
+         "checker only)",
 }
+#: How the committed prompt differs from the one the assessors of packet 21 received, whose sha256
+#: ``judgments_known.json`` keeps as ``prompt_sha256``.
+PROMPT_FOLDERS = ("prompt_sha256 is the prompt as the assessors received it (the file at commit e35152b); the "
+                  "committed file writes the folders it named by their absolute paths on the machine that ran the "
+                  "assessors generically: {FOLDER} (the assessor's folder of its own, outside the repository: "
+                  "pool_known_answers.py --assess DIR made DIR/<AID>), {REPO} (the repository's folder), the other "
+                  "assessors' folders and the operator's notes; nothing else changed")
 BLINDNESS = {
     "packets_01_20": "instructions only: the assessors worked inside the repository, where the gold files, "
                      "packets/key.json and pools/sources.json could be opened",
@@ -56,6 +68,9 @@ BLINDNESS = {
                  "enforced by instruction, not by the operating system",
 }
 RULES = "agreed grade; else the adjudicator's; the expected concept keeps 2 unless every assessor gave 0"
+NOTE = "packets 01-20 (judgments.json) and packet 21's known answers (judgments_known.json)"
+#: The note of a freeze that only rewrote ``judgments_known.json``'s description.
+REDESCRIBED = "judgments_known.json's description rewritten (pairs, grades and qrels unchanged)"
 
 
 def gold() -> tuple[dict[str, str], dict[str, list[str]]]:
@@ -114,9 +129,12 @@ def known_round(expected: dict[str, str], old: dict[str, dict]) -> dict:
         if (k["role"] == "known") != p["expected"]:
             raise GabaritoError(f"pair {pid}: role {k['role']!r} but expected={p['expected']}",
                                 path=HERE / "packets" / "key_known.json")
-    prompt = HERE / PROMPT_KNOWN
-    return {"date": now_iso(), "assessors": KNOWN_ASSESSORS, "blindness": BLINDNESS, "guide": GUIDE,
-            "guide_sha256": sha256_file(HERE / GUIDE), "prompt": PROMPT_KNOWN, "prompt_sha256": sha256_file(prompt),
+    judged = frozen_known() or {}  # once frozen, the round keeps its date and the prompt it was given
+    prompt_sha256 = judged.get("prompt_sha256") or sha256_file(HERE / PROMPT_KNOWN)
+    return {"date": judged.get("date") or now_iso(), "assessors": KNOWN_ASSESSORS, "blindness": BLINDNESS,
+            "guide": GUIDE, "guide_sha256": sha256_file(HERE / GUIDE), "prompt": PROMPT_KNOWN,
+            "prompt_sha256": prompt_sha256,
+            **({"prompt_folders": PROMPT_FOLDERS} if prompt_sha256 != sha256_file(HERE / PROMPT_KNOWN) else {}),
             "rules": RULES + "; decoys keep their frozen grade of packets 01-20 in the qrels (new grades: a check)",
             "n_pairs": len(combined["pairs"]), "n_disagreements": combined["n_disagreements"],
             "gold_rejected": combined["gold_rejected"], "pairs": combined["pairs"]}
@@ -131,11 +149,19 @@ def write_outputs(out: Path, first: dict, known: dict, members: dict[str, list[s
     return written
 
 
-def reproduced(first: dict, known: dict, members: dict[str, list[str]]) -> bool:
-    """Once frozen: the qrels rebuilt in a scratch folder equal the frozen ones, and so do the pairs."""
+def frozen_known() -> dict | None:
+    """``judgments_known.json`` as written (``None`` before packet 21 is combined)."""
+    path = HERE / KNOWN_DOC
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def frozen_state(first: dict, known: dict, members: dict[str, list[str]]) -> str:
+    """``"new"`` before packet 21 is frozen; once frozen, the qrels rebuilt in a scratch folder must
+    equal the frozen ones and so must the pairs: ``"same"`` when ``judgments_known.json`` is all as
+    ``known``, ``"described"`` when only its description differs (the assessors, the prompt)."""
     frozen = verify_frozen(LOCK)
     if KNOWN_DOC not in frozen:
-        return False
+        return "new"
     with tempfile.TemporaryDirectory() as tmp:
         for path in write_outputs(Path(tmp), first, known, members)[:-1]:
             rel = path.relative_to(tmp).as_posix()
@@ -144,7 +170,7 @@ def reproduced(first: dict, known: dict, members: dict[str, list[str]]) -> bool:
     doc = json.loads((HERE / KNOWN_DOC).read_text(encoding="utf-8"))
     if doc["pairs"] != known["pairs"]:
         raise GabaritoError("the grades of packet 21 no longer give its pairs", path=HERE / KNOWN_DOC)
-    return True
+    return "same" if doc == json.loads(json.dumps(known)) else "described"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,17 +179,19 @@ def main(argv: list[str] | None = None) -> int:
     known = known_round(expected, first["pairs"])
     n_known = sum(p["role"] == "known" for p in known["pairs"].values())
     rejected = sum(known["pairs"][pid]["role"] == "known" for pid in known["gold_rejected"])
-    if reproduced(first, known, members):
+    found = frozen_state(first, known, members)
+    if found == "same":
         state = "already frozen; reproduced identically"
     else:
         earlier = json.loads(LOCK.read_text(encoding="utf-8"))
         written = write_outputs(HERE, first, known, members)
         record = freeze(LOCK, [*written[:-1], HERE / "judgments.json", written[-1]],
-                        note="packets 01-20 (judgments.json) and packet 21's known answers (judgments_known.json)")
+                        note=NOTE if found == "new" else NOTE + "; " + REDESCRIBED)
         record["history"] = earlier.get("history", []) + [{k: earlier.get(k) for k in ("frozen_at", "note", "files")}]
         atomic_write_json(LOCK, record)
-        record_grades(sorted((HERE / "grades" / "C").glob("packet_*.json")))  # the adjudicator's, taken in here
-        state = f"frozen in {LOCK.name}"
+        if found == "new":
+            record_grades(sorted((HERE / "grades" / "C").glob("packet_*.json")))  # the adjudicator's, taken in here
+        state = f"frozen in {LOCK.name}" + (f"; {REDESCRIBED}" if found == "described" else "")
     print(f"freeze_qrels: {first['n_pairs']} pairs of packets 01-20 ({first['n_disagreements']} adjudicated) and "
           f"{n_known} known answers of packet 21 ({known['n_disagreements']} of {known['n_pairs']} pairs adjudicated); "
           f"{len(first['gold_rejected'])} + {rejected} expected concept(s) rejected by every assessor; {state}",
