@@ -119,8 +119,8 @@ def _key_sentence(s: Mapping) -> str:
     rejected = (f"deram nota 0 a {fmt.integer(s['known_rejected'])} das {fmt.integer(s['known_answers'])} "
                 f"respostas conhecidas" if s["known_rejected"]
                 else f"não deram nota 0 a nenhuma das {fmt.integer(s['known_answers'])} respostas conhecidas")
-    return (f"As notas acharam documentos relevantes que o gabarito não listava em {fmt.integer(s['gained'])} "
-            f"das {fmt.integer(s['n_questions'])} perguntas ({fmt.integer(s['gained_without_gold_answer'])} delas "
+    return (f"As notas acharam documentos relevantes que o gabarito não listava em {fmt.count(s['gained'], 'f')} "
+            f"das {fmt.integer(s['n_questions'])} perguntas ({fmt.count(s['gained_without_gold_answer'], 'f')} delas "
             f"sem resposta no gabarito) e {rejected}.")
 
 
@@ -167,9 +167,10 @@ def judging_text(results: Mapping) -> str:
              "sobe para" if s["kappa_nonzero"] > s["kappa"] else "fica em")
     return " ".join([
         _who(s),
-        f"A concordância entre os dois foi kappa de Cohen = {fmt.num(s['kappa'])} (IC 95% {fmt.ci(s['kappa_ci'])}); "
-        f"sem os {fmt.integer(s['n_both_zero'])} pares a que ambos deram 0, {moves} {fmt.num(s['kappa_nonzero'])} "
-        f"{fmt.ci(s['kappa_nonzero_ci'])}.",
+        f"A concordância entre os dois foi kappa de Cohen = {fmt.estimate(s['kappa'], s['kappa_ci'])}; "
+        + (f"sem os {fmt.integer(s['n_both_zero'])} pares a que ambos deram 0, " if s["n_both_zero"] else
+           "só com os pares a que algum deu nota acima de 0, ")
+        + f"{moves} {fmt.estimate(s['kappa_nonzero'], s['kappa_nonzero_ci'])}.",
         _key_sentence(s),
         f"Ao trocar o BM25 pelo {fmt.md(s['other_label'])}, o {measure_label(HEADLINE_MEASURE)} {_headline(h)}.",
         _closing(s),
@@ -177,8 +178,8 @@ def judging_text(results: Mapping) -> str:
 
 
 def judging_rows(results: Mapping) -> list[list[object]]:
-    """The table's rows: measure, answer key, questions, each run's mean [interval], the
-    difference [interval], Holm p and the verdict word."""
+    """The table's rows: measure, answer key, questions, each run's mean and interval, the
+    difference and its interval, Holm p and the verdict word."""
     rows = []
     for r in comparison_rows(results):
         c = comparison(results, r["regime"], r["measure"])
@@ -190,8 +191,8 @@ def judging_rows(results: Mapping) -> list[list[object]]:
 
 def judging_header(results: Mapping) -> list[str]:
     other = model_label(results["inputs"]["runs"][OTHER]["model"])
-    return ["Medida", "Julgamento", "Perguntas", "BM25 [IC 95%]", f"{other} [IC 95%]",
-            f"Diferença ({other} − BM25) [IC 95%]", "p (Holm)", f"Trocar BM25 por {other}"]
+    return ["Medida", "Julgamento", "Perguntas", "BM25", other, f"Diferença, {other} − BM25", "p de Holm",
+            f"Trocar BM25 por {other}"]
 
 
 def judging_table(results: Mapping) -> fmt.Html:

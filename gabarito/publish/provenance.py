@@ -64,6 +64,19 @@ def provenance_of(results: Mapping) -> dict:
     return prov if isinstance(prov, Mapping) else dict(results)
 
 
+def corpus_documents(results: Mapping) -> int | None:
+    """How many documents the results were measured on, as their provenance records it: the
+    corpus's ``n_docs``, or the sum over its ``collections`` (the classic collections); ``None``
+    when the provenance does not say."""
+    corpus = provenance_of(results).get("corpus")
+    if not isinstance(corpus, Mapping):
+        return None
+    if isinstance(corpus.get("n_docs"), int):
+        return corpus["n_docs"]
+    parts = [c.get("n_docs") for c in (corpus.get("collections") or {}).values() if isinstance(c, Mapping)]
+    return sum(parts) if parts and all(isinstance(n, int) for n in parts) else None
+
+
 # --- the facts ----------------------------------------------------------------------------------
 
 def _engine_names(value, out: list[str]) -> None:

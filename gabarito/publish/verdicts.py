@@ -14,7 +14,7 @@ from typing import Iterable
 from gabarito.measure.report import ALPHA, Comparison
 from gabarito.publish.formatting import pvalue
 
-__all__ = ["ALPHA", "MOST", "Share", "share", "change_word", "p_text", "span"]
+__all__ = ["ALPHA", "MOST", "Share", "share", "change_word", "p_text", "span", "corpus_size"]
 
 #: A share at or above this is "a maioria" (most); below it, "a minoria" or "metade" at exactly it.
 MOST = 0.5
@@ -74,3 +74,16 @@ def span(values: Iterable[float]) -> tuple[float, float]:
     if not values:
         raise ValueError("no value to summarise")
     return min(values), max(values)
+
+
+#: A corpus below the first of these many documents is "pequeno" (a help center of a dozen
+#: articles), below the second "médio" (a thesaurus of a thousand concepts, five classic
+#: collections together), from there on "grande".
+CORPUS_SIZES = ((1_000, "pequeno"), (100_000, "médio"))
+
+
+def corpus_size(n_docs: int) -> str:
+    """``"pequeno"``, ``"médio"`` or ``"grande"`` for a corpus of ``n_docs`` documents (:data:`CORPUS_SIZES`)."""
+    if n_docs < 0:
+        raise ValueError(f"not a number of documents: {n_docs}")
+    return next((word for top, word in CORPUS_SIZES if n_docs < top), "grande")

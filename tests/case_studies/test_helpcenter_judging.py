@@ -103,11 +103,15 @@ def test_who_judged_agreement_and_key_sentences():
     text = jf.judging_text(_results())
     assert text.startswith("Dois modelos de linguagem (Claude) julgaram")
     assert "desempatou 3 pares" in text and "sem saber que busca trouxe cada documento" in text
-    assert "kappa de Cohen = 0,800 (IC 95% [0,700; 0,900]); sem os 70 pares a que ambos deram 0, cai para 0,700" in text
+    assert ("kappa de Cohen = 0,800 (IC 95%: 0,700 a 0,900); sem os 70 pares a que ambos deram 0, cai para 0,700 "
+            "(IC 95%: 0,500 a 0,900)") in text
     assert "sobe para 0,900" in jf.judging_text(_results(nonzero_kappa=0.9))
     assert "em 3 das 24 perguntas (1 delas sem resposta no gabarito) e deram nota 0 a 2 das 20" in text
     assert "não deram nota 0 a nenhuma das 20 respostas conhecidas" in jf.judging_text(_results(rejected=0))
     assert "não houve discordância a desempatar" in jf.judging_text(_results(adjudicated=0))
+    none_gained = _results()
+    none_gained["key_changes"].update(gained=[], gained_without_gold_answer=[])
+    assert "em nenhuma das 24 perguntas (nenhuma delas sem resposta no gabarito)" in jf.judging_text(none_gained)
     assert 1 <= len(_sentences(text)) <= 5
 
 
@@ -117,8 +121,8 @@ def test_summary_and_table():
     assert s["headline"]["graded"].verdict == "better" and s["other_label"] == labels.model(E5)
     table = jf.judging_table(_results())
     assert table.count("<tr>") == 1 + len(jf.MEASURES) * len(jf.REGIMES)
-    for word in ("Medida", "Julgamento", "Perguntas", "p (Holm)", "gabarito original", "só nota 2",
-                 "0,820 [0,720; 0,920]", "não muda de forma detectável"):
+    for word in ("Medida", "Julgamento", "Perguntas", "p de Holm", "gabarito original", "só nota 2",
+                 "0,820 (IC 95%: 0,720 a 0,920)", "não muda de forma detectável"):
         assert word in table
 
 

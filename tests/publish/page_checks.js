@@ -51,6 +51,17 @@
       text: visible,
       finding_top: null,
     };
+    // code on the page: each toggle ("Mostrar código") and each block of a cell's code shown, named by
+    // the h2 it sits under (code shows only in the sections that teach)
+    const h2s = Array.from(main.querySelectorAll("h2"));
+    const under = (el) => {
+      let t = "";
+      h2s.forEach((h) => { if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) t = h.textContent; });
+      return t.replace(/\s+/g, " ").trim();
+    };
+    report.code_toggles = Array.from(main.querySelectorAll("details.code-fold")).map(under);
+    report.code_shown = Array.from(main.querySelectorAll(".cell-code"))  // the outermost of nested ones, unfolded
+      .filter((el) => !el.closest("details") && !(el.parentElement && el.parentElement.closest(".cell-code"))).map(under);
     const essencial = document.getElementById("o-essencial");
     if (essencial) {
       const first = Array.from(essencial.querySelectorAll("p, li")).find((el) => shown(el) && el.textContent.trim().length > 40);

@@ -7,7 +7,9 @@ English words (:data:`browser.ENGLISH_WORDS`), raw keys (``snake_case``, ``key=v
 markup shown as text, and no element of the body is stray markup (``<title>``, ``<docno>``); the
 page body never scrolls sideways, figures and charts fit the screen, and a table wider than its
 column scrolls in its own box with a cue. Every internal link and every download link resolves;
-the offline search finds a Portuguese word and says so in Portuguese when it finds nothing; each
+the offline search finds a Portuguese word and says so in Portuguese when it finds nothing, and leads
+to the section of a word from a folded block, of a stem variant and of an install command; no page
+shows code (a toggle or a block) outside the sections that teach; each
 chapter links to the previous and the next. At every width of :data:`LAYOUT_WIDTHS` (phones,
 tablets, the laptop widths where a navbar overflows) no page scrolls sideways, the navbar keeps its
 title whole and its entries on one row, the search box is on the screen or folded into the
@@ -27,6 +29,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from gabarito.publish.site.prepare import TEACHING_SECTIONS
+
 from browser import check_page, find_chromium, prepare_copy
 
 pytestmark = pytest.mark.integration
@@ -37,6 +41,15 @@ WIDTHS = (1280, 390)
 LAYOUT_WIDTHS = (390, 768, 992, 1024, 1280, 1366, 1440)
 #: A Portuguese word the search must find, and a string it must not.
 SEARCH_FOUND, SEARCH_NONE = "congelado", "xqzwvyk"
+#: Searches that must lead to a section: a word from a folded block ("Detalhes"), a stem variant of the
+#: heading's word ("Instale e rode") and an install command (a code block); each value is what one of
+#: the first three hits' links must contain.
+SEARCH_SECTIONS = {
+    "MMR": "notebooks/reranking.html#",
+    "Glasgow": "notebooks/colecoes_classicas.html#",
+    "instalar": "notebooks/avalie_sua_busca.html#instale-e-rode",
+    "pip install": "notebooks/avalie_sua_busca.html#instale-e-rode",
+}
 #: The budget of a chapter's main body (what shows with "Detalhes" and the code folded).
 MAX_WORDS, MAX_TABLES = 3000, 8
 #: Screen heights: a 1280 x 800 laptop and a 390 x 844 phone. The finding ("O essencial") must start
@@ -64,7 +77,7 @@ def run_all(site: Path, copy: Path, shots: Path | None = None) -> dict[tuple[str
     reports = {}
     for page in site_pages(site):
         for width in WIDTHS:
-            search = [SEARCH_FOUND, SEARCH_NONE] if page == "index.html" and width == WIDTHS[0] else None
+            search = [SEARCH_FOUND, SEARCH_NONE, *SEARCH_SECTIONS] if page == "index.html" and width == WIDTHS[0] else None
             shot = shots / f"{Path(page).stem}-{width}.png" if shots else None
             reports[(page, width)] = check_page(copy, page, width, search=search, screenshot=shot)
     return reports
@@ -175,8 +188,16 @@ def failures(reports: dict[tuple[str, int], dict], copy: Path) -> list[str]:
         if page.startswith("notebooks/") and width == WIDTHS[0]:
             fail(page, width, "no previous/next links", [] if len(r["prev_next"]) >= 1 else ["none"])
             fail(page, width, "no downloads", [] if any(x["download"] for x in r["links"]) else ["none"])
+        fail(page, width, "code toggles outside the sections that teach",
+             [t or "(no section)" for t in r.get("code_toggles") or [] if t not in TEACHING_SECTIONS])
+        fail(page, width, "code shown outside the sections that teach",
+             [t or "(no section)" for t in r.get("code_shown") or [] if t not in TEACHING_SECTIONS])
         for s in r.get("search") or []:
-            if s["query"] == SEARCH_FOUND:
+            if s["query"] in SEARCH_SECTIONS:
+                want = SEARCH_SECTIONS[s["query"]]
+                fail(page, width, f"search for {s['query']!r} does not lead to {want}",
+                     [] if any(want in h for h in (s["hits"] or [])[:3]) else [s["shown"]])
+            elif s["query"] == SEARCH_FOUND:
                 hits = s["hits"] or []
                 fail(page, width, f"search for {SEARCH_FOUND!r} from file:// found nothing", [] if hits else [s["shown"]])
                 fail(page, width, "search results that do not resolve", [b for b in (broken_link(h, copy) for h in hits) if b])
@@ -246,7 +267,7 @@ def _only(reports, copy, word):
 @pytest.mark.parametrize("check", [
     "table-of-contents", "figures hidden", "charts", "stray markup", "English", "raw keys", "shown as text",
     "scrolls sideways", "cut off", "Brazilian style", "without a cue", "first column", "narrow screen", "search", "internal links", "download",
-    "previous/next", "never finished",
+    "previous/next", "never finished", "sections that teach",
 ])
 def test_reader_sees_the_page_whole(reader, check):
     reports, copy = reader
@@ -296,6 +317,18 @@ def test_layout_was_checked_at_every_width_and_saw_the_per_question_table(layout
     # the checks of the question column are not vacuous: on a phone, whole questions are in view
     phone = [q for (p, w), r in layout.items() if w == 390 for q in r["question_cells"]]
     assert any(len(q["text"]) >= 30 and q["visible"] for q in phone), phone
+
+
+def test_code_shows_only_where_it_teaches_and_the_search_was_asked(reader):
+    """Not vacuous: the chapter with a runnable program shows it, the toggles were counted on every page,
+    and the searches of :data:`SEARCH_SECTIONS` were run (their results are checked by ``failures``)."""
+    reports, _ = reader
+    counts = {p: (len(r["code_toggles"]), len(r["code_shown"])) for (p, w), r in sorted(reports.items())
+              if w == WIDTHS[0] and not r.get("no_report")}
+    print("\ncode toggles and code blocks shown, per page:", counts)
+    assert "O mecanismo mínimo" in reports[("notebooks/avalie_sua_busca.html", WIDTHS[0])]["code_shown"]
+    asked = {s["query"] for s in reports[("index.html", WIDTHS[0])].get("search") or []}
+    assert set(SEARCH_SECTIONS) <= asked, asked
 
 
 def test_figures_and_tables_are_numbered(reader):

@@ -178,7 +178,7 @@ def test_fixture_site_builds_offline(tmp_path):
     page_html = (out / PAGE).read_text(encoding="utf-8")
     assert '<script src="../site_libs/plotly/plotly.min.js"' in page_html
     assert 'lang="pt-BR"' in page_html
-    assert "Mostrar código" in page_html and "<details" in page_html  # code-fold: true, in Portuguese
+    assert "Mostrar código" not in page_html and "go.Figure" not in page_html  # code only where it teaches: none here
     assert "Figura&nbsp;1: Posição do alvo em cada pergunta.</figcaption>" in page_html
     assert re.search(r'<a href="#fig-posicoes" class="quarto-xref">Figura(&nbsp;|\xa0)1</a>', page_html)
 
@@ -300,6 +300,7 @@ def test_fixture_quarto_renderer_is_called_on_the_staged_project(tmp_path, monke
     assert "<figcaption" not in page, "numbering and captions are Quarto's own job on this path"
     assert "@fig-posicoes" in page  # left for Quarto to resolve, not rewritten
     assert "site_libs/gabarito/search-index.js" in page  # the site's own additions, under either renderer
+    assert "go.Figure" not in page  # the staged cells say echo: false for Quarto too
 
 
 def test_fixture_quarto_path_never_writes_the_working_tree(tmp_path, monkeypatch):

@@ -107,7 +107,8 @@ def test_reader_additions(tmp_path):
     entries = json.loads(index[len("window.GABARITO_SEARCH = "):].rstrip().rstrip(";"))
     hit = [e for e in entries if e["section"] == "Um congelamento"]
     assert hit and hit[0]["href"] == "index.html#um" and "congelado" in hit[0]["text"]
-    assert all("Mostrar código" not in e["text"] and "x = 1" not in e["text"] for e in entries)
+    assert all("Mostrar código" not in e["text"] for e in entries)  # a toggle's label, not the page's text
+    assert "x = 1" in hit[0]["text"]  # code blocks are searchable (tests/publish/test_search_text.py)
 
 
 def test_quarto_cdn_tags_are_removed(tmp_path):

@@ -37,7 +37,7 @@ from gabarito.publish.site.execute import copy_ledgers, run_notebooks, say
 from gabarito.publish.site.gold import ALLOW_DIRTY_ENV, allow_dirty_default, check_clean, check_gold
 from gabarito.publish.site.markup import check_markup
 from gabarito.publish.site.offline import check_offline, install_plotly, remote_loads
-from gabarito.publish.site.prepare import check_floats, fold_code, number_floats
+from gabarito.publish.site.prepare import check_floats, number_floats, show_code
 from gabarito.publish.site.project import load_config, navigation, notebooks_to_run, output_dir, stage_project
 from gabarito.publish.site.render import RENDERERS, choose_renderer, render_quarto, render_smalldocs, strip_cdn_scripts
 from gabarito.publish.site.swap import swap_in
@@ -51,8 +51,9 @@ def _stage_notebooks(stage: Path, executed: dict, cfg: dict, renderer: str) -> N
     for rel, path in executed.items():
         nb = nbformat.read(str(path), as_version=4)
         check_floats(nb, rel)
+        nb = show_code(nb, cfg, rel)  # code only where it teaches, the same under both renderers
         if renderer == "smalldocs":
-            nb = number_floats(fold_code(nb, cfg))
+            nb = number_floats(nb)
         dest = stage / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(dest))

@@ -1,8 +1,8 @@
 """What the build adds to every rendered page, the same under smalldocs and Quarto.
 
-- the site's stylesheet and script (``site_libs/gabarito/``): figures as blocks that follow their
+- the site's stylesheet and scripts (``site_libs/gabarito/``): figures as blocks that follow their
   column, tables that scroll in their own box with a cue and a sticky first column, the offline
-  search;
+  search (:mod:`.search`: whole sections, accents folded, Portuguese stems);
 - a table of contents that folds, at the top of the text, for narrow screens (the margin one is
   hidden there);
 - previous and next links, in the navbar's order;
@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
 import shutil
@@ -24,11 +23,13 @@ from pathlib import Path, PurePosixPath
 
 from gabarito.publish.provenance import all_downloads, download_path
 from gabarito.publish.site.chrome import place_search_box, unlist_quoted_headings
-from gabarito.publish.site.markup import element_span, find_by_id, page_sections
+from gabarito.publish.site.markup import element_span, find_by_id
+from gabarito.publish.site.search import SEARCH_INDEX, write_search_index
 
 ASSETS = Path(__file__).parent / "assets"
 LIB = PurePosixPath("site_libs/gabarito")
-SEARCH_INDEX = LIB / "search-index.js"
+#: The site's own assets, copied into ``LIB``; the scripts load after the search index.
+ASSET_FILES = ("gabarito.css", "gabarito.js", "search.js")
 
 #: English words of the renderers' chrome and their Portuguese.
 CHROME = {
@@ -58,34 +59,17 @@ def install_assets(site: Path) -> None:
     """Copy the stylesheet and the script into the site and load them in every page."""
     dest = Path(site) / LIB
     dest.mkdir(parents=True, exist_ok=True)
-    for name in ("gabarito.css", "gabarito.js"):
+    for name in ASSET_FILES:
         shutil.copyfile(ASSETS / name, dest / name)
     for page in _pages(site):
         text = page.read_text(encoding="utf-8")
         css = f'<link rel="stylesheet" href="{_rel(dest / "gabarito.css", page)}">'
-        js = (f'<script src="{_rel(Path(site) / SEARCH_INDEX, page)}" defer></script>'
-              f'<script src="{_rel(dest / "gabarito.js", page)}" defer></script>')
+        js = f'<script src="{_rel(Path(site) / SEARCH_INDEX, page)}" defer></script>' + "".join(
+            f'<script src="{_rel(dest / name, page)}" defer></script>' for name in ASSET_FILES if name.endswith(".js"))
         if css not in text:
             i = text.lower().find("</head>")
             text = text[:i] + css + js + "\n" + text[i:]
         page.write_text(text, encoding="utf-8")
-
-
-def write_search_index(site: Path) -> int:
-    """``search-index.js``: one entry per section of every page (title, section, text, link)."""
-    entries = []
-    for page in _pages(site):
-        text = page.read_text(encoding="utf-8")
-        m = re.search(r"<title>(.*?)</title>", text, re.S)
-        title = html.unescape(m.group(1)).split(" – ")[0].strip() if m else page.stem
-        href = page.relative_to(site).as_posix()
-        for sec in page_sections(text):
-            entries.append({"page": title, "section": sec["title"], "text": sec["text"][:4000],
-                            "href": href + (f"#{sec['id']}" if sec["id"] else "")})
-    body = json.dumps(entries, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    (Path(site) / SEARCH_INDEX).parent.mkdir(parents=True, exist_ok=True)
-    (Path(site) / SEARCH_INDEX).write_text(f"window.GABARITO_SEARCH = {body};\n", encoding="utf-8")
-    return len(entries)
 
 
 def replace_search_box(text: str) -> str:
@@ -172,7 +156,7 @@ def enhance_pages(site: Path, order: list[tuple[str, str]]) -> None:
         text = translate_chrome(site, text)
         page.write_text(text, encoding="utf-8")
     _translate_scripts(site)
-    write_search_index(site)
+    write_search_index(site, _pages(site))
 
 
 def copy_downloads(root: Path, site: Path) -> int:

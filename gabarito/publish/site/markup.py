@@ -110,17 +110,26 @@ def find_by_id(page_html: str, element_id: str) -> tuple[int, int] | None:
 # --- the text of a page, section by section (for the search index) ----------------------------------
 
 class _Sections(html.parser.HTMLParser):
-    """The text of ``<main>`` cut at each ``h2``/``h3`` with an id; code, scripts and styles left out."""
+    """The text of ``<main>`` cut at each ``h2``/``h3`` with an id, whole: folded blocks and code blocks
+    (an install command) included; scripts, styles, charts, buttons, navigation, the folded copy of
+    the table of contents and the labels of code toggles left out."""
 
-    SKIP = ("script", "style", "pre", "svg", "button", "nav")
+    SKIP = ("script", "style", "svg", "button", "nav")
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.in_main = 0
-        self.skip = 0
+        self.skipping: list[str] = []  # the open elements whose text is left out
         self.heading: str | None = None
-        self.details: list[bool] = []  # open <details>: whether each is a folded code cell (skipped)
+        self.details: list[bool] = []  # open <details>: whether each is a code toggle
+        self.pre = 0  # inside <pre>: the highlighter's spans cut words, so pieces join without a space
+        self.joined = False  # the last piece of text came from a <pre>
         self.sections: list[dict] = [{"id": "", "title": "", "text": []}]
+
+    def _skipped(self, tag: str, cls: str) -> bool:
+        if tag in self.SKIP or (tag == "details" and "gabarito-toc-mobile" in cls):
+            return True
+        return tag == "summary" and bool(self.details) and self.details[-1]
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -128,13 +137,14 @@ class _Sections(html.parser.HTMLParser):
             self.in_main += 1
         if not self.in_main:
             return
+        cls = a.get("class") or ""
         if tag == "details":
-            fold = "code-fold" in (a.get("class") or "")
-            self.details.append(fold)
-            self.skip += fold
-        elif tag in self.SKIP:
-            self.skip += 1
-        elif tag in ("h2", "h3") and not self.skip:
+            self.details.append("code-fold" in cls)
+        self.pre += tag == "pre"
+        self.joined = self.joined and tag != "pre"
+        if self._skipped(tag, cls):
+            self.skipping.append(tag)
+        elif tag in ("h2", "h3") and not self.skipping:
             anchor = a.get("id") or a.get("data-anchor-id") or ""
             self.sections.append({"id": anchor, "title": "", "text": []})
             self.heading = tag
@@ -144,22 +154,27 @@ class _Sections(html.parser.HTMLParser):
             self.in_main -= 1
         if not self.in_main:
             return
-        if tag == "details":
-            if self.details and self.details.pop():
-                self.skip -= 1
-        elif tag in self.SKIP and self.skip:
-            self.skip -= 1
+        if self.skipping and tag == self.skipping[-1]:
+            self.skipping.pop()
+        if tag == "pre" and self.pre:
+            self.pre -= 1
+            self.joined = False
+        if tag == "details" and self.details:
+            self.details.pop()
         elif tag == self.heading:
             self.heading = None
 
     def handle_data(self, data):
-        if not self.in_main or self.skip:
+        if not self.in_main or self.skipping:
             return
         sec = self.sections[-1]
         if self.heading:
             sec["title"] += data
+        elif self.pre and self.joined:
+            sec["text"][-1] += data
         else:
             sec["text"].append(data)
+            self.joined = bool(self.pre)
 
 
 def page_sections(page_html: str) -> list[dict]:

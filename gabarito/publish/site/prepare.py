@@ -1,4 +1,9 @@
-"""The executed notebooks as each renderer needs them: folded code, numbered figures and tables.
+"""The executed notebooks as each renderer needs them: code only where it teaches, numbered figures and tables.
+
+Code shows only where a reader runs it: :func:`show_code` hides every cell's code (``#| echo:
+false``) but that of the cells that ask to show it in a section of :data:`TEACHING_SECTIONS`, and
+writes the choice into each cell's ``#|`` options for both renderers, so smalldocs and Quarto show
+the same.
 
 Both renderers read the same ``#|`` options, Quarto's: a figure is a cell with
 ``#| label: fig-...`` and ``#| fig-cap``, a table a cell with ``#| label: tbl-...`` and
@@ -57,29 +62,70 @@ def _drop_options(cell, names: set[str]) -> None:
     cell.source = "\n".join(kept + lines[i:])
 
 
-def fold_code(nb, cfg: dict):
-    """Give each code cell the page's ``code-fold``/``code-summary`` as its own ``#|`` options.
+#: The sections whose code a reader runs: only there may a cell show its code, by Quarto's own option
+#: ``#| echo: true`` (or ``#| code-fold: false``). Everywhere else a cell's output is what the page
+#: says, and its code is hidden entirely (``#| echo: false``, the project's ``execute`` default).
+TEACHING_SECTIONS = ("Instale e rode", "O mecanismo mínimo", "Reproduzir")
+_HEADING = re.compile(r"^##\s+(.+?)\s*(?:\{[^}]*\})?\s*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
-    Quarto folds every cell of a page with ``code-fold: true``; smalldocs 0.5.4 folds a
-    notebook's cell only when the cell itself says so.
-    """
+
+def cell_sections(nb) -> list[str]:
+    """The ``##`` heading each cell sits under (``""`` before the first), code fences skipped."""
+    out, current = [], ""
+    for cell in nb.cells:
+        out.append(current)
+        if cell.cell_type != "markdown":
+            continue
+        fence = None
+        for line in source(cell).split("\n"):
+            m = _FENCE.match(line)
+            if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
+                fence = None if fence else m.group(1)
+            elif fence is None and (h := _HEADING.match(line)):
+                current = h.group(1)
+    return out
+
+
+def shows_code(opts: dict) -> bool:
+    """Whether a cell's own options ask to show its code: ``echo`` other than false, or ``code-fold:
+    false``/``show`` with no ``echo``."""
+    echo = opts.get("echo")
+    if echo is not None:
+        return echo is not False and str(echo).lower() != "false"
+    return str(opts.get("code-fold")).lower() in ("false", "show")
+
+
+def show_code(nb, cfg: dict, path: Path | str):
+    """Write each code cell's choice into its ``#|`` options, for both renderers: ``echo: false``, or,
+    for a cell that teaches (:func:`shows_code`, under one of :data:`TEACHING_SECTIONS`), ``echo: true``
+    with the page's ``code-fold``/``code-summary`` unless it sets its own (smalldocs 0.5.4 folds a
+    notebook's cell only when the cell itself says so). A cell that asks to show its code anywhere else
+    is refused, naming it."""
     front = front_matter(nb)
     fmt = front.get("format")
     page_html = fmt.get("html") if isinstance(fmt, dict) and isinstance(fmt.get("html"), dict) else {}
     opts = {**html_options(cfg), **{k: v for k, v in front.items() if k != "format"}, **page_html}
     fold = opts.get("code-fold")
-    if fold in (None, False, "false"):
-        return nb
-    fold = "true" if fold is True else str(fold)
+    fold = "false" if fold in (None, False, "false") else "true" if fold is True else str(fold)
     summary = str(opts.get("code-summary") or "Code").replace('"', "'")
-    for cell in nb.cells:
+    for i, (cell, section) in enumerate(zip(nb.cells, cell_sections(nb))):
         if cell.cell_type != "code":
             continue
         own = cell_options(source(cell))
-        extra = []
+        if not shows_code(own):
+            _drop_options(cell, {"echo", "code-fold", "code-summary"})
+            cell.source = "#| echo: false\n" + source(cell)
+            continue
+        if section not in TEACHING_SECTIONS:
+            where = f"under '{section}'" if section else "before the first section"
+            raise GabaritoError(f"cell {i} shows its code {where}: code shows only in the sections that teach "
+                                f"({', '.join(TEACHING_SECTIONS)}); drop its echo/code-fold option", path=path)
+        extra = [] if "echo" in own else ["#| echo: true"]
         if "code-fold" not in own:
             extra.append(f"#| code-fold: {fold}")
-        if "code-summary" not in own:
+        folds = str(own.get("code-fold", fold)).lower() not in ("false", "none")
+        if "code-summary" not in own and folds:
             extra.append(f'#| code-summary: "{summary}"')
         cell.source = "\n".join(extra + [source(cell)])
     return nb
