@@ -2,8 +2,9 @@
 
 The site's build puts, under ``downloads/``:
 
-* ``pacote/gabarito-<version>-py3-none-any.whl`` and ``pacote/gabarito-<version>.tar.gz``, built
-  offline from the files git tracks (never from the working tree's untracked files) by
+* ``pacote/gabarito-<version>-py3-none-any.whl`` and ``pacote/gabarito-<version>.tar.gz`` (the
+  Python package's source; the whole report, tree and all, is :mod:`gabarito.publish.source_archive`),
+  built offline from the files git tracks (never from the working tree's untracked files) by
   setuptools' own build backend, with ``SOURCE_DATE_EPOCH`` set to the last commit's time so the
   archives' timestamps do not depend on the build's date; ``pacote/SHA256SUMS`` holds their
   sha256 in the format ``sha256sum -c`` reads;
@@ -69,6 +70,11 @@ def download_names(version: str) -> dict[str, str]:
     }
 
 
+def sum_lines(paths: list[Path]) -> str:
+    """Each file's sha256 and name, one line each, in the format ``sha256sum -c`` reads."""
+    return "".join(f"{sha256_file(p)}  {p.name}\n" for p in paths)
+
+
 def _tracked(root: Path) -> list[Path] | None:
     try:
         out = subprocess.run(["git", "ls-files", "-z", "--", *PACKAGE_INPUTS], cwd=root, capture_output=True, check=True)
@@ -90,11 +96,18 @@ def _source_copy(root: Path, dest: Path) -> None:
 
 
 def _commit_time(root: Path) -> str | None:
+    """The last commit's time; in a tree unpacked from the report's archive (no git), the time its
+    files carry (``git archive`` gives every file the commit's time)."""
+    from gabarito.publish.source_archive import COMMIT_FILE, source_of
+
     try:
         out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root, capture_output=True, text=True, check=True)
         return out.stdout.strip() or None
     except (OSError, subprocess.CalledProcessError):
-        return None
+        pass
+    if source_of(root).origin == "archive":
+        return str(int((Path(root) / COMMIT_FILE).stat().st_mtime))
+    return None
 
 
 def build_packages(root: str | Path, dest: str | Path) -> dict[str, Path]:
@@ -124,7 +137,7 @@ def build_packages(root: str | Path, dest: str | Path) -> dict[str, Path]:
             built[key] = dest / name
             shutil.copyfile(out / name, built[key])
     sums = dest / PurePosixPath(names["sums"]).name
-    sums.write_text("".join(f"{sha256_file(built[k])}  {built[k].name}\n" for k in ("wheel", "sdist")), encoding="utf-8")
+    sums.write_text(sum_lines([built["wheel"], built["sdist"]]), encoding="utf-8")
     built["sums"] = sums
     return built
 

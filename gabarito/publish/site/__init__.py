@@ -15,7 +15,8 @@ the pure-Python renderer smalldocs; ``renderer="quarto"`` renders the same stage
    the executed notebooks; figures and tables numbered; rendered in its own folder.
 4. **Finish** (:mod:`.enhance`, :mod:`.offline`): CDN tags Quarto injects removed, plotly.js
    installed locally, the site's stylesheet, script, search index, folding table of contents and
-   previous/next links added, the downloads copied.
+   previous/next links added, the downloads copied; the whole report as one archive of the
+   built commit (:mod:`gabarito.publish.source_archive`), named in every "Reproduzir".
 5. **Check** (:mod:`.markup`, :mod:`.offline`): no page shows data as markup, no page loads
    anything from another host.
 6. **Swap** (:mod:`.swap`): the new site replaces ``out`` with two renames.
@@ -32,6 +33,8 @@ from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.publish.packages import add_package_downloads
+from gabarito.publish.reproduce import fill_pages
+from gabarito.publish.source_archive import COMMIT_FILE, add_source_archive, describe
 from gabarito.publish.site.enhance import copy_downloads, enhance_pages
 from gabarito.publish.site.execute import copy_ledgers, run_notebooks, say
 from gabarito.publish.site.gold import ALLOW_DIRTY_ENV, allow_dirty_default, check_clean, check_gold
@@ -113,15 +116,19 @@ def build(root: str | Path = ".", out: str | Path = "_site", renderer: str = "au
     work.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix="stage-", dir=work))
     try:
-        stage_project(root, stage, skip={out, output_dir(root, cfg), *(root / rel for rel in notebooks)})
+        skip = {out, output_dir(root, cfg), root / COMMIT_FILE, *(root / rel for rel in notebooks)}
+        stage_project(root, stage, skip=skip)
         _stage_notebooks(stage, executed, cfg, renderer)
         packaged = stage / ".packaged"
         if add_package_downloads(root, packaged):
             shutil.copytree(packaged / "downloads", stage / "downloads", dirs_exist_ok=True)
+        source = add_source_archive(root, packaged / "downloads")  # the whole report at its commit
+        say(describe(source))
         t1 = time.perf_counter()
         built = render_quarto(stage, quarto) if renderer == "quarto" else render_smalldocs(stage)
         if not (built / "index.html").is_file():
             raise GabaritoError(f"{renderer} wrote no index.html", path=built)
+        fill_pages(built, source)  # each Reproduzir names this build's archive
         summary = _finish(root, built, cfg, packaged / "downloads")
         copy_ledgers(executed, built)  # each page's shown numbers, next to the page (publish/ledger.py)
         say(f"rendered with {renderer} in {time.perf_counter() - t1:.1f} s; {summary}")

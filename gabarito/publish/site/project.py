@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path, PurePosixPath
 
 from gabarito.errors import GabaritoError
+from gabarito.publish.source_archive import is_git_top
 
 #: Folders never copied into the staging project.
 SKIP_DIRS = frozenset({
@@ -127,11 +128,9 @@ def output_dir(root: Path, cfg: dict) -> Path:
 
 def _git_files(root: Path) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files, when ``root`` is the top of a git work tree."""
+    if not is_git_top(root):
+        return None
     try:
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-                             capture_output=True, text=True, timeout=30)
-        if top.returncode or Path(top.stdout.strip()).resolve() != root:
-            return None
         proc = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                               capture_output=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
