@@ -190,6 +190,20 @@ def latency_summary(results: Mapping) -> dict:
             "cpu_count": invalid[0]["cpu_count"] if invalid else None, "figure": shown}
 
 
+def latency_key(row: Mapping, *path: str) -> list[str]:
+    """Where a latency row's value sits in the results (``path`` inside the row, e.g.
+    ``"ratio_python_over_native", "median"``): the key a page's ledger records."""
+    return ["corpora", row["corpus"], "latency_ms", str(row["depth"]), *path]
+
+
+def ratio_range(results: Mapping) -> list[dict]:
+    """The valid latency rows (:func:`latency_summary`) with the lowest and the highest median ratio of
+    the Python path over the native fusion, each with its ``key``; empty when no timing passed the
+    study's validity rule: then no page shows a ratio."""
+    valid = sorted(latency_summary(results)["valid"], key=lambda r: r["ratio_python_over_native"]["median"])
+    return [{**r, "key": latency_key(r, "ratio_python_over_native", "median")} for r in (valid[:1] + valid[-1:])]
+
+
 # -- the first screen ----------------------------------------------------------------------------------
 
 def headline(results: Mapping, measure: str = "nDCG@10") -> dict:

@@ -75,7 +75,8 @@ def essentials(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure
     either input; ``both``, the rows where it is significantly above both; ``parity``, the BM25 of
     the database against bm25s over every collection (identical top-k lists, queries, the largest
     nDCG difference); ``ann``, the lowest mean recall@10 of the approximate vector index and its
-    collection."""
+    collection; ``worse_elsewhere``, :func:`worse_elsewhere` (the same question on the other tested
+    measures, so that a sentence about ``measure`` names what it leaves out)."""
     h = headline(results, fused, dense, measure)
     rows, out = h["rows"], dict(h)
     for side in ("vs_bm25", "vs_dense"):
@@ -87,6 +88,7 @@ def essentials(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure
                      "rest_span": _span([r[side]["diff"] for r in rest]), "n": len(tested)}
     out["worse_any"] = [r["collection"] for r in rows
                         if any(r[s] and r[s]["verdict"] == "worse" for s in ("vs_bm25", "vs_dense"))]
+    out["worse_elsewhere"] = worse_elsewhere(results, fused, dense, measure)
     out["both"] = [r for r in rows if r["beats_both_significant"]]
     cols = results["collections"]
     out["parity"] = {"identical": sum(c["parity"]["identical_topk"] for c in cols.values()),
@@ -95,6 +97,24 @@ def essentials(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure
                      "max_ndcg_diff": max((abs(c["parity"]["ndcg_diff"]) for c in cols.values()), default=None)}
     low = min(cols, key=lambda c: cols[c]["ann"]["recall@10"]["mean"]) if cols else None
     out["ann"] = {"collection": low, "min_recall": cols[low]["ann"]["recall@10"]["mean"] if low else None}
+    return out
+
+
+def worse_elsewhere(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure: str = MEASURE) -> list[dict]:
+    """Where ``fused`` is significantly below the BM25 that went into it or ``dense`` on a tested
+    measure other than ``measure``: ``{"collection", "measure", "other", "diff" (fused minus other),
+    "p_holm", "key"}``, ``key`` being the paired test's row in the results."""
+    out = []
+    for name, block in results["collections"].items():
+        r = report(results, name)
+        for other in (bm25_input(results, name), dense):
+            for m in r.measures:
+                c = _compare(r, fused, other, m) if m != measure else None
+                if c is not None and c.verdict == "worse":
+                    i = next(i for i, t in enumerate(block["tests"])
+                             if t["measure"] == m and {t["a"], t["b"]} == {fused, other})
+                    out.append({"collection": name, "measure": m, "other": other, "diff": c.diff, "p_holm": c.p_holm,
+                                "key": ["collections", name, "tests", i]})
     return out
 
 
@@ -176,3 +196,62 @@ def unmeasured(scaling: Mapping) -> list[dict]:
     return [{"n_vectors": int(n), "ingest_s": s["estimated_ingest_s"], "build_s": s["estimated_build_s"],
              "from_vectors": s["reason"]["from_vectors"], "raw_float32_gb": s["raw_float32_gb"],
              "heap_gb": s["heap_gb"]} for n, s in scaling.get("skipped", {}).items()]
+
+
+#: The synthetic scale's two searches: the key in ``ann_recall`` and the ledger's variant name.
+SYNTHETIC_SEARCHES = {"knn_default": ("default", "efSearch default"), "knn_ef200": ("ef200", "efSearch high")}
+
+
+def synthetic_rows(scaling: Mapping) -> list[dict]:
+    """Per synthetic size and search (:data:`SYNTHETIC_SEARCHES`, those the run timed): ``n``,
+    ``search``, ``recall`` (recall@10 of ArcadeDB's approximate index), ``ingest_s``, ``build_s``
+    (the vector graph), ``memory_mb`` (the server's Java process after the build), with ``keys``
+    (where each sits in the scaling file) and ``ids`` (their ledger identities: this run's own,
+    apart from the vector runs of other chapters)."""
+    from gabarito.publish.ledger import Identity
+
+    out = []
+    for size, s in scaling.get("synthetic", {}).items():
+        for search, (recall_key, variant) in SYNTHETIC_SEARCHES.items():
+            if search not in s.get("latency_ms", {}):
+                continue
+            base = ["synthetic", size]
+            keys = {"recall": base + ["ann_recall", recall_key, "mean"], "ingest_s": base + ["ingest_s"],
+                    "build_s": base + ["vector_build_s"], "memory_mb": base + ["memory_mb", "after_build", "rss_mb"]}
+            where = f"synthetic, {int(size)} vectors"
+            ids = {m: Identity("standard_collections", measure, collection=where, method="arcadedb_vector",
+                               variant=variant if m == "recall" else "")
+                   for m, measure in (("recall", "ann_recall@10"), ("ingest_s", "ingest_s"),
+                                      ("build_s", "vector_build_s"), ("memory_mb", "memory_mb"))}
+            out.append({"n": int(size), "search": search, "recall": s["ann_recall"][recall_key]["mean"],
+                        "ingest_s": s["ingest_s"], "build_s": s["vector_build_s"],
+                        "memory_mb": s["memory_mb"]["after_build"]["rss_mb"], "keys": keys, "ids": ids})
+    return out
+
+
+def ann_identity(results: Mapping, collection: str):
+    """The ledger identity of the study's approximate-index recall@10 in ``collection``: over the
+    vectors of the study's model (``ann_model``), not the scaling run's."""
+    from gabarito.publish.ledger import Identity
+
+    model = results["provenance"]["parameters"]["ann_model"]
+    return Identity("standard_collections", "ann_recall@10", collection=collection, method="arcadedb_vector",
+                    variant=f"{model} vectors, efSearch default")
+
+
+def scaling_ann_identity(scaling: Mapping, collection: str):
+    """The ledger identity of the scaling run's approximate-index recall@10 on a real collection:
+    over that run's model's vectors (another index than :func:`ann_identity`'s)."""
+    from gabarito.publish.ledger import Identity
+
+    model = scaling["provenance"]["model"]["model_id"]
+    return Identity("standard_collections", "ann_recall@10", collection=collection, method="arcadedb_vector",
+                    variant=f"{model} vectors, efSearch default, scaling run")
+
+
+def diff_identity(results: Mapping, row: Mapping):
+    """The ledger identity of a :func:`worse_elsewhere` difference (the fused run minus the other)."""
+    from gabarito.publish.ledger import Identity
+
+    return Identity("standard_collections", f"{row['measure']} difference", collection=row["collection"],
+                    method=f"{FUSED} - {row['other']}", judgment="collection qrels")

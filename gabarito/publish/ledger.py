@@ -179,6 +179,40 @@ def show(identity: Identity, value: float | int | None, formatter: Callable[...,
     return _markup(record, _served(path, root), page_dir, root)
 
 
+_READ = object()
+
+
+class Source:
+    """One file a page reads numbers from: :meth:`show` takes the value at a key of the file itself,
+    so what the page prints is what the file holds.
+
+    ``Source("../case-studies/fusion/results.json").show(identity, ["corpora", "npl", ...],
+    fmt.times, 2, label="...")``; a value a findings function derives from the file is passed as
+    ``value=`` with the key of what it is derived from.
+    """
+
+    def __init__(self, path: str | Path, page_dir: str | Path = "."):
+        from gabarito.publish.provenance import load_json
+
+        self.path = Path(path)
+        self.page_dir = Path(page_dir)
+        self.data = load_json(self.path if self.path.is_absolute() else self.page_dir / self.path)
+
+    def value(self, key: Sequence) -> Any:
+        """The value at ``key``; a key that is not there is a :class:`GabaritoError` naming the file."""
+        try:
+            return resolve(self.data, key)
+        except KeyError as exc:
+            raise GabaritoError(f"a page reads a key the file does not have: {exc.args[0]}", path=self.path) from None
+
+    def show(self, identity: Identity, key: Sequence, formatter: Callable[..., str], *args, label: str,
+             where: str = "prose", value: Any = _READ, **kwargs) -> Html:
+        """:func:`show` of the value at ``key`` (or of ``value``, derived from what ``key`` holds)."""
+        shown = self.value(key) if value is _READ else value
+        return show(identity, shown, formatter, *args, source=self.path, key=key, label=label, where=where,
+                    page_dir=self.page_dir, **kwargs)
+
+
 def _markup(record: Mapping, served: str | None, page_dir: Path, root: Path) -> Html:
     key = "/".join(str(k) for k in record["key"])
     commit = record["commit"]
