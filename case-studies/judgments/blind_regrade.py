@@ -40,7 +40,7 @@ import tempfile
 from pathlib import Path
 
 from gabarito.errors import GabaritoError, run_main
-from gabarito.hashing import atomic_write_json, sha256_file
+from gabarito.hashing import atomic_write_json, sha256_file, sha256_text
 from gabarito.inputs.gold import freeze, verify_frozen
 from gabarito.inputs.pools import read_grades
 from gabarito.study.records import now_iso
@@ -131,7 +131,8 @@ def build(out: Path, data: dict) -> dict:
             strata[f"{k['set']}/{k['grade']}"] = strata.get(f"{k['set']}/{k['grade']}", 0) + 1
     meta = {"seed": SEED, "per_stratum": PER_STRATUM, "n_pairs": len(key), "strata": dict(sorted(strata.items())),
             "overridden": {r: sum(k["overridden"] and k["round"] == r for k in key.values()) for r in ("01-20", "21")},
-            "built_from": {rel: sha256_file(HERE / rel) for rel in ("judgments.json", "judgments_known.json")}}
+            "built_from": {rel: sha256_text(json.dumps(data[part], sort_keys=True))
+                           for rel, part in (("judgments.json pairs", "first"), ("judgments_known.json pairs", "known"))}}
     (out / "packets").mkdir(parents=True, exist_ok=True)
     atomic_write_json(out / OUTPUTS[0], {"packet": PACKET, "guide": GUIDE, "n_pairs": len(items), "pairs": items})
     atomic_write_json(out / OUTPUTS[1], {"meta": meta, "pairs": key})

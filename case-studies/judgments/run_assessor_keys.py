@@ -38,11 +38,11 @@ def measures_of(key: str) -> tuple[str, ...]:
 def score_key(ctx, runs: dict, pairs: dict, key: str, name: str, qids: list[str]) -> dict:
     """One key's graded and full-answer scores of one set's questions (the rule's checked against
     the set's frozen qrels)."""
-    q = key_qrels(pairs, key, qids)
+    q, wanted = key_qrels(pairs, key, qids), set(qids)
     if key == "rule" and q != Qrels.from_trec(HERE / "qrels" / f"{name}.txt"):
         raise GabaritoError("the frozen qrels are not the rule's grades of judgments.json", path=HERE / "qrels")
     return {"graded": score(ctx, runs, q, measures_of(key)), "full": score(ctx, runs, full(q, key), measures_of(key)),
-            "moved": moved({pid: p for pid, p in pairs.items() if p["question"] in set(qids)}, key)}
+            "moved": moved({pid: p for pid, p in pairs.items() if p["question"] in wanted}, key)}
 
 
 def score_sets(ctx, runs: dict, pairs: dict, members: dict, expected: dict) -> dict:
