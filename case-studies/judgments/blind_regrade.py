@@ -90,7 +90,8 @@ def draw(data: dict) -> list[tuple[str, str]]:
     for stratum in sorted(strata, key=lambda x: (SETS.index(x[0]), x[1])):
         forced = [pid for pid in strata[stratum] if data["first"][pid]["rule"] == OVERRIDDEN]
         rest = [pid for pid in strata[stratum] if pid not in forced]
-        chosen += [(pid, "01-20") for pid in forced + rng.sample(rest, max(0, min(PER_STRATUM - len(forced), len(rest))))]
+        n = max(0, min(PER_STRATUM - len(forced), len(rest)))
+        chosen += [(pid, "01-20") for pid in forced + rng.sample(rest, n)]
     chosen += [(pid, "21") for pid, p in sorted(data["known"].items())
                if p["role"] == "known" and p["rule"] == OVERRIDDEN]
     return chosen
@@ -131,8 +132,8 @@ def build(out: Path, data: dict) -> dict:
             strata[f"{k['set']}/{k['grade']}"] = strata.get(f"{k['set']}/{k['grade']}", 0) + 1
     meta = {"seed": SEED, "per_stratum": PER_STRATUM, "n_pairs": len(key), "strata": dict(sorted(strata.items())),
             "overridden": {r: sum(k["overridden"] and k["round"] == r for k in key.values()) for r in ("01-20", "21")},
-            "built_from": {rel: sha256_text(json.dumps(data[part], sort_keys=True))
-                           for rel, part in (("judgments.json pairs", "first"), ("judgments_known.json pairs", "known"))}}
+            "built_from": {f"{rel} pairs": sha256_text(json.dumps(data[part], sort_keys=True))
+                           for rel, part in (("judgments.json", "first"), ("judgments_known.json", "known"))}}
     (out / "packets").mkdir(parents=True, exist_ok=True)
     atomic_write_json(out / OUTPUTS[0], {"packet": PACKET, "guide": GUIDE, "n_pairs": len(items), "pairs": items})
     atomic_write_json(out / OUTPUTS[1], {"meta": meta, "pairs": key})
@@ -182,11 +183,14 @@ def prepare(root: Path) -> int:
 
 
 def blind_doc(key: dict, grades: dict, assessors: dict, old: dict) -> dict:
-    pairs = {pid: {"question": k["question"], "doc": k["concept"], "set": k["set"], "round": k["round"],
-                   "judged_as": k["judged_as"], "overridden": k["overridden"], "expected": old[k["judged_as"]]["expected"],
-                   "a": grades["A"][pid], "b": grades["B"][pid], "old_a": old[k["judged_as"]]["a"],
-                   "old_b": old[k["judged_as"]]["b"], "old_grade": old[k["judged_as"]]["grade"]}
-             for pid, k in key.items()}
+    """``judgments_blind.json``: each drawn pair with its blind and non-blind grades, and the round."""
+    pairs = {}
+    for pid, k in key.items():
+        was = old[k["judged_as"]]
+        pairs[pid] = {"question": k["question"], "doc": k["concept"], "set": k["set"], "round": k["round"],
+                      "judged_as": k["judged_as"], "overridden": k["overridden"], "expected": was["expected"],
+                      "a": grades["A"][pid], "b": grades["B"][pid], "old_a": was["a"], "old_b": was["b"],
+                      "old_grade": was["grade"]}
     prompt = HERE / PROMPT
     return {"assessors": assessors, "blindness": BLINDNESS, "guide": GUIDE, "guide_sha256": sha256_file(HERE / GUIDE),
             "prompt": PROMPT, "prompt_sha256": sha256_file(prompt), "n_pairs": len(pairs), "pairs": pairs}

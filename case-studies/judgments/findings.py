@@ -5,7 +5,10 @@ assessor decided (:func:`adjudication`), how packet 21's new grades moved (:func
 the fusion against the best single method under every regime and tie-break
 (:func:`fusion_by_regime`, :func:`fusion_by_tiebreak`), how much the tie-break rule changes the
 metrics (:func:`tiebreak_sensitivity`), and what the page's "O essencial" states, with its 95%
-intervals (:func:`essential`; a share's interval by :func:`wilson`).
+intervals (:func:`essential`; a share's interval by :func:`wilson`). Issue 41: the headline under
+the assessors' own grades, min(A, B) and mean(A, B) (:func:`assessor_keys`, from
+``assessor_keys.json``), who graded each round and how blind it was (:func:`assessors`, from the
+recorded fields), and the blind regrade once graded (:func:`blind_regrade`).
 
 Score blocks (a regime's metrics and paired tests) are read through
 :class:`gabarito.measure.report.Report`, and the fusion's verdict is the flagship's
@@ -25,8 +28,9 @@ from gabarito.publish.verdicts import span
 from studies.benchmark_rrf.findings import SINGLES, FusionVerdict, fusion_verdict
 
 __all__ = ["BLINDNESS_KINDS", "EXPOSED", "KAPPA_BANDS", "LEANS_HIGH", "MAX_LIKE", "MEASURE", "MECHANICAL",
-           "adjudication", "assessor_keys", "assessors", "model_of", "essential", "fusion_by_regime", "fusion_by_tiebreak",
-           "headline", "kappa_band", "kappa_drop", "regrade_drift", "tiebreak_sensitivity", "wilson"]
+           "adjudication", "assessor_keys", "assessors", "blind_regrade", "essential", "fusion_by_regime",
+           "fusion_by_tiebreak", "headline", "kappa_band", "kappa_drop", "model_of", "regrade_drift",
+           "tiebreak_sensitivity", "wilson"]
 
 #: The measure the headline and the fusion tables read.
 MEASURE = "nDCG@10"
@@ -233,9 +237,8 @@ def assessor_keys(keys: Mapping, measure: str = MEASURE, method: str = "bm25") -
         mine = (keys["sets"][s]["keys"][k]["graded"]["metrics"] for s in sets)
         rows[k]["largest"] = max((abs(m[x][measure] - b[x][measure]), s, x)
                                  for s, b, m in zip(sets, base, mine) for x in m)
-    rule = rows["rule"]
-    same = [k for k, r in rows.items() if k != "rule"
-            and (r["order_changed"], r["single"], r["graded"]) == (rule["order_changed"], rule["single"], rule["graded"])]
+    claim = {k: (r["order_changed"], r["single"], r["graded"]) for k, r in rows.items()}
+    same = [k for k in rows if k != "rule" and claim[k] == claim["rule"]]
     differ = [k for k in rows if k not in ("rule", *same)]
     largest = max((r["largest"] for k, r in rows.items() if k != "rule"), default=None)
     return {"sets": sets, "first_set": first, "rows": rows, "same": same, "differ": differ, "holds": not differ,
@@ -268,3 +271,17 @@ def assessors(results: Mapping) -> dict:
     models = sorted({m for x in rounds.values() for m in x["models"]})
     return {"rounds": rounds, "models": models,
             "same_models": all(x["models"] == models for x in rounds.values())}
+
+
+def blind_regrade(blind: Mapping, measure: str = MEASURE) -> dict:
+    """What the blind regrade (``blind_regrade.json``) says: ``{"n_pairs", "agreement": {block:
+    {"kappa", "ci95", "band", "n_pairs"}} (linearly weighted, over every drawn pair: blind A against
+    B, each against its non-blind letter, min and mean against the non-blind ones, min against the
+    grade in use), "overridden": {"n", "kept": pairs the blind min(A, B) still grades 2, "share"},
+    "headline": :func:`assessor_keys` of the blind grades}``."""
+    over = blind["overridden"]
+    kept = over["min"].get("2", 0)
+    return {"n_pairs": blind["n_pairs"],
+            "agreement": {name: _kappa(block) for name, block in blind["agreement"]["all"].items()},
+            "overridden": {"n": over["n"], "kept": kept, "share": kept / over["n"] if over["n"] else 0.0},
+            "headline": assessor_keys(blind, measure)}

@@ -113,7 +113,8 @@ def check_reproduced(data: dict, corpus_path: Path) -> dict[str, int]:
     return counts
 
 
-def fill_folders(root: Path, packet: Path, roles: tuple[str, ...] = ("A", "B"), empty: tuple[str, ...] = ()) -> list[Path]:
+def fill_folders(root: Path, packet: Path, roles: tuple[str, ...] = ("A", "B"),
+                 empty: tuple[str, ...] = ()) -> list[Path]:
     """``root/<role>`` for each of ``roles`` holding only ``packet``, the guide and the standalone
     checker (``check_grades.py``), and an empty ``root/<role>`` for each of ``empty``; a folder
     holding anything else is refused (an assessor's folder is made once, before grading)."""
