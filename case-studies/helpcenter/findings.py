@@ -66,6 +66,16 @@ def by_label(results: Mapping, label: str) -> Mapping:
     raise KeyError(label)
 
 
+def key_of(results: Mapping, label: str) -> list:
+    """Where the run pair with this label sits in the results (``["groups", group, index]``): the key
+    a page's ledger records for its numbers."""
+    for g, pairs in results["groups"].items():
+        for i, r in enumerate(pairs):
+            if r["tuning"]["config"]["label"] == label:
+                return ["groups", g, i]
+    raise KeyError(label)
+
+
 def chosen(results: Mapping) -> Mapping:
     """The run pair chosen on the tuning questions."""
     return by_label(results, results["chosen"]["label"])

@@ -77,6 +77,8 @@ class Identity:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
+#: The page's folder: the working directory the kernel started in (a page may change it later).
+_PAGE_DIR = Path.cwd()
 _records: list[dict] = []
 _commits: dict[str, str | None] = {}
 _downloads: dict[Path, frozenset[Path]] = {}
@@ -148,7 +150,7 @@ def _page(page_dir: Path, root: Path) -> str:
 
 
 def show(identity: Identity, value: float | int | None, formatter: Callable[..., str], *args,
-         source: str | Path, key: Sequence, label: str, where: str = "prose", page_dir: str | Path = ".",
+         source: str | Path, key: Sequence, label: str, where: str = "prose", page_dir: str | Path | None = None,
          **kwargs) -> Html:
     """``formatter(value, *args, **kwargs)`` (a function of :mod:`gabarito.publish.formatting`),
     recorded in the ledger under ``identity`` and marked up with its source.
@@ -164,7 +166,7 @@ def show(identity: Identity, value: float | int | None, formatter: Callable[...,
     if where not in WHERE:
         raise ValueError(f"where must be one of {WHERE}, not {where!r}")
     shown = str(formatter(value, *args, **kwargs))
-    page_dir = Path(page_dir)
+    page_dir = _PAGE_DIR if page_dir is None else Path(page_dir).resolve()
     root = _root(page_dir)
     path = Path(source)
     path = (path if path.is_absolute() else page_dir / path).resolve()
@@ -191,11 +193,11 @@ class Source:
     ``value=`` with the key of what it is derived from.
     """
 
-    def __init__(self, path: str | Path, page_dir: str | Path = "."):
+    def __init__(self, path: str | Path, page_dir: str | Path | None = None):
         from gabarito.publish.provenance import load_json
 
         self.path = Path(path)
-        self.page_dir = Path(page_dir)
+        self.page_dir = _PAGE_DIR if page_dir is None else Path(page_dir).resolve()
         self.data = load_json(self.path if self.path.is_absolute() else self.page_dir / self.path)
 
     def value(self, key: Sequence) -> Any:
