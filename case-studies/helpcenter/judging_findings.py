@@ -13,13 +13,17 @@ key. Numbers, comparisons and verdict words come from the results; the words fro
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from gabarito.measure.report import Comparison, Report
 from gabarito.publish import formatting as fmt
+from gabarito.publish.claims import p_header, rules_out
 from gabarito.publish.labels import measure_label, model as model_label
 from gabarito.publish.tables import html_table
 from gabarito.publish.verdicts import change_word, p_text
+
+if TYPE_CHECKING:
+    from gabarito.study.claims import Family
 
 #: The two runs: the baseline and the run compared with it (differences are OTHER - BASELINE).
 BASELINE, OTHER = "bm25", "e5"
@@ -190,9 +194,27 @@ def judging_rows(results: Mapping) -> list[list[object]]:
 
 
 def judging_header(results: Mapping) -> list[str]:
+    """The table's header; the p column named from the declared family (``study.json`` claims:
+    one test per measure and answer key, so its p is unadjusted)."""
     other = model_label(results["inputs"]["runs"][OTHER]["model"])
-    return ["Medida", "Julgamento", "Perguntas", "BM25", other, f"Diferença, {other} − BM25", "p de Holm",
+    return ["Medida", "Julgamento", "Perguntas", "BM25", other, f"Diferença, {other} − BM25", p_header(family()),
             f"Trocar BM25 por {other}"]
+
+
+def family() -> "Family":
+    """The declared family of the two runs' tests (``study.json`` claims of ``judging.json``)."""
+    from gabarito.study.spec import find_study
+
+    return find_study("helpcenter").claims["judging.json"].families[0]
+
+
+def interval_sentence(results: Mapping, regime: str = "graded") -> str:
+    """What the headline measure's interval under ``regime`` rules out, one Portuguese sentence
+    (:func:`gabarito.publish.claims.rules_out`): a "no difference" is not an equivalence."""
+    c = comparison(results, regime, HEADLINE_MEASURE)
+    other = fmt.md(model_label(results["inputs"]["runs"][OTHER]["model"]))
+    return rules_out(c.ci, f"o {other}", "o BM25",
+                     of=f"da diferença de {measure_label(HEADLINE_MEASURE)} {_WHERE[regime]}")
 
 
 def judging_table(results: Mapping) -> fmt.Html:

@@ -1,9 +1,15 @@
 """What the reranking chapter states about the readers taught by each collection's own text
 (``rerankers_weak.json``, written by ``train_weak_rerankers.py``, and the encoder × loss
 ablation ``rerankers_weak_ablation.json``, written by ``train_weak_ablation.py``): per collection, the declared
-primary comparison (RRF of the reader and BM25 over BM25's top 20, against BM25 alone, Holm over
-the collections), the same reading of the dense first stage, the lesson (does the reading lift
-BM25 more than the dense first stage?) and the reader's AUC beside BM25's. No prose here.
+primary comparison (RRF of the reader and BM25 over BM25's top 20, against BM25 alone), the same reading of
+the dense first stage, the lesson (does the reading lift BM25 more than the dense first stage?) and the
+reader's AUC beside BM25's. No prose here.
+
+The primary comparisons of both recipes (two recipes by five collections) are one family, as
+``study.json`` declares it (``claims``): their Holm p is computed by the library
+(:func:`gabarito.study.claims.holm_family`) from the raw p the results hold, over the ten. The
+ablation is exploratory (selected on its own test, declared so): its p is shown unadjusted and no
+verdict is drawn from it.
 """
 
 from __future__ import annotations
@@ -12,11 +18,39 @@ from collections.abc import Mapping
 
 from gabarito.measure.report import verdict
 from gabarito.measure.stats import ALPHA
+from gabarito.study.claims import Family, FileClaims, holm_family
 
 MEASURE = "nDCG@10"
 HARD, RANDOM = "assumed non-relevant", "random, assumed non-relevant"
 #: The share of collections the target asks the fused reading to raise significantly.
 TARGET_COLLECTIONS = 3
+STUDY, WEAK_FILE, ABLATION_FILE = "standard_collections", "rerankers_weak.json", "rerankers_weak_ablation.json"
+#: The declared families (``study.json`` claims) these functions read.
+PRIMARY_FAMILY = "primary: RRF@20 against BM25, two recipes by five collections"
+ABLATION_FAMILY = "RRF@20 against BM25, one per configuration"
+
+
+def declared(results: str) -> FileClaims:
+    """The declared plan of one of this module's results files (``study.json`` claims)."""
+    from gabarito.study.spec import find_study
+
+    return find_study(STUDY).claims[results]
+
+
+def primary_family() -> Family:
+    return declared(WEAK_FILE).family(PRIMARY_FAMILY)
+
+
+def ablation_family() -> Family:
+    return declared(ABLATION_FILE).family(ABLATION_FAMILY)
+
+
+def primary_p(res: Mapping, family: Family | None = None) -> dict[str, dict[str, float]]:
+    """``{recipe: {fold: p}}``: the primary comparisons' p, Holm over the declared family (both
+    recipes, every collection), from the raw p the results hold."""
+    family = family or primary_family()
+    adjusted = {k: p for group in holm_family(res, family).values() for k, p in group.items()}
+    return {recipe: {fold: adjusted[f"{recipe}/{fold}"] for fold in folds} for recipe, folds in res["primary"].items()}
 
 
 def primary_variant(res: Mapping) -> str:
@@ -36,15 +70,17 @@ def _stage_row(fold: Mapping, stage: str, key: str, alpha: float) -> dict:
             "verdict": verdict(test["mean_diff"], test["p_holm"], alpha)}
 
 
-def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA) -> list[dict]:
-    """One row per collection: BM25 and its primary reading (Holm over the collections), the
-    dense first stage and the same reading (Holm over that stage's variants), the lesson and the AUCs."""
+def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA, family: Family | None = None) -> list[dict]:
+    """One row per collection: BM25 and its primary reading (Holm over the declared family of both
+    recipes' primary comparisons; ``p`` unadjusted beside it), the dense first stage and the same
+    reading (Holm over that stage's variants), the lesson and the AUCs."""
     key = primary_variant(res)
+    p_holm = primary_p(res, family)[recipe]
     out = []
     for name, prim in res["primary"][recipe].items():
         fold = res["folds"][name]
-        bm25 = {**_stage_row(fold, "bm25", key, alpha), "p_holm": prim["p_holm"],
-                "verdict": verdict(prim["diff"], prim["p_holm"], alpha)}
+        bm25 = {**_stage_row(fold, "bm25", key, alpha), "p": prim["p"], "p_holm": p_holm[name],
+                "verdict": verdict(prim["diff"], p_holm[name], alpha)}
         auc = fold["auc"]
         out.append({
             "collection": name.split("/")[0], "fold": name, "n_queries": fold["first_stages"]["bm25"]["n_queries"],
@@ -58,10 +94,11 @@ def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA) -> list[dict]
     return out
 
 
-def headline(res: Mapping, recipe: str = "weak", alpha: float = ALPHA) -> dict:
-    """Counts over the collections: the primary reading of BM25 better / worse (Holm), the same
-    reading of the dense stage better / worse, and the lesson (BM25 lifted more / less)."""
-    rs = rows(res, recipe, alpha)
+def headline(res: Mapping, recipe: str = "weak", alpha: float = ALPHA, family: Family | None = None) -> dict:
+    """Counts over the collections: the primary reading of BM25 better / worse (Holm over the
+    declared family), the same reading of the dense stage better / worse, and the lesson (BM25
+    lifted more / less)."""
+    rs = rows(res, recipe, alpha, family)
 
     def count(part: str, verdict: str) -> list[str]:
         return [r["collection"] for r in rs if r[part]["verdict"] == verdict]
@@ -99,14 +136,19 @@ def concept_headline(res: Mapping, alpha: float = ALPHA) -> dict:
     return out
 
 
-def ablation_rows(res: Mapping, alpha: float = ALPHA) -> list[dict]:
-    """The encoder × loss ablation, one row per (collection, configuration): steps and training
-    time, the reader's AUC beside BM25's, and BM25's nDCG@10 alone, with the reader's order
-    (replace), fused by RRF (Holm over the collections of the configuration) and convex."""
+def ablation_rows(res: Mapping, family: Family | None = None) -> list[dict]:
+    """The encoder × loss ablation (exploratory), one row per (collection, configuration): steps
+    and training time, the reader's AUC beside BM25's, and BM25's nDCG@10 alone, with the reader's
+    order (replace), fused by RRF and convex; the RRF difference with its interval and its p as
+    the declared family has it (``p_label``: unadjusted for a family of one). No verdict: the
+    configurations were selected on this test and never compared with each other."""
+    family = family or ablation_family()
+    p_of = holm_family(res, family)
     n = res["provenance"]["parameters"]["n"]
     out = []
     for cell in res["cells"].values():
         prim = res["primary"][cell["config"]][cell["collection"]]
+        group = p_of.get((cell["config"],)) or p_of[()]
         means = cell["bm25"]["means"]
         auc = cell["auc"]
         out.append({
@@ -116,24 +158,31 @@ def ablation_rows(res: Mapping, alpha: float = ALPHA) -> list[dict]:
             "auc": {who: {kind: auc[who]["auc"].get(kind) for kind in (HARD, RANDOM)} for who in ("reader", "bm25")},
             "bm25": means["bm25"][MEASURE], "replace": means[f"replace@{n}"][MEASURE],
             "rrf": means[f"rrf@{n}"][MEASURE], "convex": means[f"convex@{n}"][MEASURE],
-            "diff": prim["diff"], "ci": prim["ci"], "p_holm": prim["p_holm"],
-            "verdict": verdict(prim["diff"], prim["p_holm"], alpha)})
+            "diff": prim["diff"], "ci": prim["ci"], "p": group[cell["collection"]], "corrected": family.correction})
     return out
 
 
-def ablation_headline(res: Mapping, alpha: float = ALPHA) -> dict:
-    """Per configuration, the collections whose BM25 the fused reading raised / lowered (Holm), and
-    the configuration whose reader separates best (mean AUC against hard negatives over the
-    collections; ties by name), with the budget all of them shared."""
-    rs = ablation_rows(res, alpha)
+def ablation_headline(res: Mapping, family: Family | None = None) -> dict:
+    """The configurations and collections, the configuration whose reader separates best (mean
+    AUC against hard negatives over the collections; ties by name: a choice made on the test's own
+    judged pairs, which the declaration states) and the budget all of them shared. No count of
+    configurations that "improve": a difference in significance is not a tested difference."""
+    rs = ablation_rows(res, family)
     configs = sorted({r["config"] for r in rs})
     by = {c: [r for r in rs if r["config"] == c] for c in configs}
     mean_auc = {c: sum(r["auc"]["reader"][HARD] for r in by[c]) / len(by[c]) for c in configs}
     best = min(configs, key=lambda c: (-mean_auc[c], c))
     return {"configs": configs, "collections": sorted({r["collection"] for r in rs}),
-            "better": {c: [r["collection"] for r in by[c] if r["verdict"] == "better"] for c in configs},
-            "worse": {c: [r["collection"] for r in by[c] if r["verdict"] == "worse"] for c in configs},
+            "diff": {c: {r["collection"]: r["diff"] for r in by[c]} for c in configs},
             "mean_auc_hard": mean_auc, "best_by_auc": best,
             "steps": res["provenance"]["parameters"]["steps"], "n": res["provenance"]["parameters"]["n"],
             "stopped_by_time": [{"collection": r["collection"], "config": r["config"]} for r in rs
                                 if r["stopped_by"] != "step budget"]}
+
+
+def main_study_diffs(weak: Mapping, collections: list[str], recipe: str = "weak") -> dict:
+    """The main weak study's primary difference on some collections (``rerankers_weak.json``: the
+    same recipe as the ablation's MiniLM with the pointwise loss, at its own step budget), for the
+    page to set the ablation beside it: ``{"steps", "diff": {collection: diff}}``."""
+    return {"steps": weak["provenance"]["parameters"]["steps"],
+            "diff": {c: weak["primary"][recipe][f"{c}/{recipe}"]["diff"] for c in collections}}

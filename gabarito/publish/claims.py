@@ -5,11 +5,13 @@ the test stated as the declaration states it, and what a "not significant" inter
 The checks the tests run over the book live here too: :func:`essential_problems` (an
 exploratory file read by a chapter's "O essencial" or by the home page) and
 :func:`holm_label_problems` (a cell that writes "p de Holm" while it reads a file whose declared
-families are all unadjusted), both through :func:`gabarito.publish.sources.section_sources`.
+families are all unadjusted), both through :func:`gabarito.publish.sources.section_sources`, and
+:func:`findings_holm_problems` (the same label in a study's findings module that names such a file).
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -50,17 +52,18 @@ def selection_text(claims: FileClaims) -> str:
     return " ".join(s.page[0].upper() + s.page[1:] + "." for s in claims.on_test if s.page)
 
 
-def rules_out(interval: Sequence[float], a: str, b: str, shown=fmt.signed) -> str:
-    """What a 95% interval of ``a`` minus ``b`` rules out, in one Portuguese sentence: a "not
-    significant" difference is not an equivalence, and the interval says how large a difference
-    each way the data still allow."""
+def rules_out(interval: Sequence[float], a: str, b: str, shown=fmt.signed, of: str = "da diferença") -> str:
+    """What a 95% interval of ``a`` minus ``b`` rules out, in one Portuguese sentence (``a`` and
+    ``b`` with their article: "o BM25"; ``of`` names the difference): a "not significant"
+    difference is not an equivalence, and the interval says how large a difference each way the
+    data still allow."""
     low, high = float(interval[0]), float(interval[1])
     if low > 0 or high < 0:
-        side = a if low > 0 else b
-        return (f"O intervalo de 95% da diferença ({fmt.span_of(low, high, shown)}) não inclui o zero: os dados "
-                f"descartam que {side} não seja melhor.")
-    return (f"O intervalo de 95% da diferença vai de {shown(low)} a {shown(high)}: os dados descartam uma vantagem "
-            f"de {a} maior que {fmt.num(high)} e uma de {b} maior que {fmt.num(-low)}, mas não descartam diferenças "
+        ahead, behind = (a, b) if low > 0 else (b, a)
+        return (f"O intervalo de 95% {of} ({fmt.span_of(low, high, shown)}) não inclui o zero: a diferença "
+                f"favorece {ahead} sobre {behind}.")
+    return (f"O intervalo de 95% {of} vai de {shown(low)} a {shown(high)}: os dados descartam que {a} supere "
+            f"{b} por mais de {fmt.num(high)} e que {b} supere {a} por mais de {fmt.num(-low)}, mas não diferenças "
             "menores que essas, de um lado ou de outro; não mostrar diferença não é mostrar que são equivalentes.")
 
 
@@ -106,4 +109,22 @@ def holm_label_problems(notebook: str | Path, specs: Mapping) -> list[str]:
                 if _unadjusted_only(fc):
                     out.append(f"{Path(notebook).name} cell {i}: '{HOLM_P}' beside {d.study}/{d.file}, whose "
                                "declared families are unadjusted")
+    return out
+
+
+def findings_holm_problems(specs: Mapping) -> list[str]:
+    """One line per module of a study's folder that writes "p de Holm" in a string while it names a
+    results file of that study whose declared families are all unadjusted (the findings that
+    build a page's table or sentence)."""
+    out = []
+    for name, spec in specs.items():
+        unadjusted = [r for r, fc in spec.claims.items() if _unadjusted_only(fc)]
+        for module in sorted(Path(spec.dir).glob("*.py")):
+            text = module.read_text(encoding="utf-8")
+            strings = [n.value for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Constant)
+                       and isinstance(n.value, str) and HOLM_P in n.value]
+            named = [r for r in unadjusted if Path(r).name in text]
+            if strings and named:
+                out.append(f"{name}/{module.name}: '{HOLM_P}' in a module that reads {', '.join(named)}, whose "
+                           "declared families are unadjusted")
     return out

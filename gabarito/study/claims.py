@@ -8,8 +8,8 @@ For each results file the study writes, ``claims`` declares, before a page reads
   queries shown), ``"training collections"`` (the collections a reader was trained on, never the one
   it is tested on) or ``"test"`` (on the very judgments the file reports). A choice on the test is
   allowed only for a file declared exploratory as a whole, or with ``"shared": true`` when the same
-  choice feeds every method compared (it favours none of them; the page says it); ``note`` says it
-  in one English sentence;
+  choice feeds every method compared (it favours none of them); ``note`` says it in one English
+  sentence and, for a choice on the test, ``page`` in the Portuguese the page shows;
 * ``families`` -- the comparison families the file's p-values were corrected over (or, with
   ``"computed": "library"``, the family a findings function corrects them over with
   :func:`holm_family`). Each is ``{"name", "at", "split"?, "size", "members"?, "correction",
@@ -45,7 +45,7 @@ CORRECTIONS = ("holm", "none")
 TOLERANCE = 1e-9
 
 _FILE_FIELDS = {"selection", "families", "exploratory"}
-_SELECTION_FIELDS = {"what", "on", "note", "shared"}
+_SELECTION_FIELDS = {"what", "on", "note", "shared", "page"}
 _FAMILY_FIELDS = {"name", "at", "split", "size", "stored", "members", "correction", "computed", "p", "primary"}
 
 
@@ -69,6 +69,7 @@ class Selection:
     on: str
     note: str
     shared: bool = False
+    page: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,10 @@ def _selection(raw, results: str, path: Path) -> tuple[Selection, ...]:
             raise GabaritoError(f"claims: {results!r} selection: unknown field {unknown[0]!r}", path=path)
         if not all(isinstance(x[k], str) and x[k] for k in ("what", "note")):
             raise GabaritoError(shape, path=path)
-        out.append(Selection(x["what"], x["on"], x["note"], bool(x.get("shared", False))))
+        if x["on"] == "test" and not (isinstance(x.get("page"), str) and x["page"]):
+            raise GabaritoError(f"claims: {results!r} selection {x['what']!r} was made on the test: "
+                                "'page' must say it in Portuguese, as the page shows it", path=path)
+        out.append(Selection(x["what"], x["on"], x["note"], bool(x.get("shared", False)), x.get("page")))
     return tuple(out)
 
 

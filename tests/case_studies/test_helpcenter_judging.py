@@ -121,9 +121,10 @@ def test_summary_and_table():
     assert s["headline"]["graded"].verdict == "better" and s["other_label"] == labels.model(E5)
     table = jf.judging_table(_results())
     assert table.count("<tr>") == 1 + len(jf.MEASURES) * len(jf.REGIMES)
-    for word in ("Medida", "Julgamento", "Perguntas", "p de Holm", "gabarito original", "só nota 2",
+    for word in ("Medida", "Julgamento", "Perguntas", "p não ajustado", "gabarito original", "só nota 2",
                  "0,820 (IC 95%: 0,720 a 0,920)", "não muda de forma detectável"):
         assert word in table
+    assert "p de Holm" not in table  # one test per measure and key: a family of one is not Holm
 
 
 # --- the committed results ---------------------------------------------------------------------

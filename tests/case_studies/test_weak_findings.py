@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from gabarito.errors import GabaritoError
+from gabarito.publish.claims import RAW_P, p_header
+from gabarito.study.claims import Family
 from studies.standard_collections import weak_findings as wf
+
+#: The hand-made results' family: the four primary comparisons, Holm computed by the library.
+FAMILY = Family(name="fixture", at=("primary", "*", "*"), size=4, correction="holm", computed="library")
 
 
 def _stage(stage, before, after, diff, p):
@@ -41,27 +49,53 @@ RES = {
 }
 
 
-def test_rows_read_the_primary_test_across_collections_and_the_dense_test_within_its_stage():
-    rows = {r["collection"]: r for r in wf.rows(RES)}
+def test_rows_read_the_primary_test_with_holm_over_the_declared_family_and_the_dense_test_within_its_stage():
+    rows = {r["collection"]: r for r in wf.rows(RES, family=FAMILY)}
     b = rows["cranfield"]["bm25"]
     assert (b["before"], b["after"], b["diff"]) == (0.3, pytest.approx(0.35), 0.05)
     assert b["ci"] == pytest.approx([0.03, 0.07])
-    assert (b["p_holm"], b["verdict"]) == (0.004, "better")  # Holm over the collections, not the stage's 0.5
+    # Holm over the family's four raw p (.004 .03 .04 .2), not the stage's 0.5 nor the stored p_holm
+    assert (b["p"], b["p_holm"], b["verdict"]) == (0.004, pytest.approx(0.016), "better")
+    assert rows["cisi"]["bm25"]["p_holm"] == pytest.approx(0.09) and rows["cisi"]["bm25"]["verdict"] == "same"
     assert rows["cisi"]["dense"]["verdict"] == "worse" and rows["cisi"]["dense"]["p_holm"] == 0.01
-    assert rows["npl"]["bm25"]["verdict"] == "worse" and rows["adi"]["bm25"]["verdict"] == "same"
+    assert rows["npl"]["bm25"]["verdict"] == "same" and rows["adi"]["bm25"]["verdict"] == "same"
     assert rows["cranfield"]["auc"] == {"reader": {wf.HARD: 0.6, wf.RANDOM: 0.9},
                                         "bm25": {wf.HARD: 0.4, wf.RANDOM: 0.95}}
     assert rows["cranfield"]["lesson"]["verdict"] == "better" and rows["npl"]["lesson"]["verdict"] == "same"
 
 
 def test_the_headline_counts_collections_and_says_whether_the_target_was_met():
-    h = wf.headline(RES)
-    assert (h["bm25_better"], h["bm25_worse"]) == (["cranfield", "cisi"], ["npl"])
+    h = wf.headline(RES, family=FAMILY)
+    assert (h["bm25_better"], h["bm25_worse"]) == (["cranfield"], [])
     assert (h["dense_better"], h["dense_worse"]) == ([], ["cisi"])
     assert h["lesson_more"] == ["cranfield", "cisi"] and h["lesson_less"] == []
     assert h["total"] == 4 and h["variant"] == "rrf@20" and h["target_met"] is False
-    more = {**RES, "primary": {"weak": {**RES["primary"]["weak"], "adi/weak": _primary(0.04, 0.01, 0.0, 1.0)}}}
-    assert wf.headline(more)["target_met"] is True
+    more = {**RES, "primary": {"weak": {**RES["primary"]["weak"], "adi/weak": _primary(0.04, 0.001, 0.0, 1.0),
+                                        "cisi/weak": _primary(0.03, 0.002, 0.07, 0.001)}}}
+    assert wf.headline(more, family=FAMILY)["target_met"] is True
+
+
+def test_a_results_file_without_the_declared_family_is_refused_in_one_line():
+    five = Family(name="five", at=("primary", "*", "*"), size=5, correction="holm", computed="library")
+    with pytest.raises(GabaritoError, match="does not hold the declared family.*4 comparisons, declared 5"):
+        wf.rows(RES, family=five)
+
+
+def test_the_committed_primary_comparisons_are_one_family_of_ten():
+    """Issue 41 item 2: over the ten primary tests (two recipes by five collections), ADI's weak
+    reader is p .085, not the .043 of Holm over its recipe's five."""
+    res = json.loads((wf_dir() / "rerankers_weak.json").read_text(encoding="utf-8"))
+    assert wf.primary_family().size == 10 and p_header(wf.primary_family()) == "p de Holm"
+    adi = {r["collection"]: r for r in wf.rows(res)}["adi"]["bm25"]
+    assert adi["p_holm"] == pytest.approx(0.0852, abs=5e-4) and adi["verdict"] == "same"
+    assert res["primary"]["weak"]["adi/weak"]["p_holm"] == pytest.approx(0.0426, abs=5e-4)  # the file's 5 + 5
+    assert wf.headline(res)["bm25_worse"] == ["cranfield", "npl"]
+
+
+def wf_dir():
+    from pathlib import Path
+
+    return Path(wf.__file__).resolve().parent
 
 
 def test_variant_means_list_every_reading_of_a_stage():
@@ -100,20 +134,46 @@ ABLATION = {
 }
 
 
-def test_ablation_rows_read_each_configuration_beside_bm25():
-    rows = {(r["collection"], r["config"]): r for r in wf.ablation_rows(ABLATION)}
+ABLATION_FAMILY = Family(name="fixture", at=("primary", "*", "*"), split=(0,), size=2, correction="holm")
+
+
+def test_ablation_rows_read_each_configuration_beside_bm25_with_the_declared_p_and_no_verdict():
+    rows = {(r["collection"], r["config"]): r for r in wf.ablation_rows(ABLATION, ABLATION_FAMILY)}
     r = rows[("medline", "minilm/bce")]
     assert (r["bm25"], r["replace"], r["rrf"], r["convex"]) == (0.4, 0.3, pytest.approx(0.44), 0.41)
-    assert (r["diff"], r["p_holm"], r["verdict"]) == (0.04, 0.02, "better")
-    assert rows[("medline", "mpnet/bce")]["verdict"] == "same"  # p .04 alone, .08 after Holm
-    assert rows[("adi", "minilm/bce")]["verdict"] == "worse"
+    assert (r["diff"], r["p"], r["corrected"]) == (0.04, pytest.approx(0.02), "holm")
+    assert rows[("medline", "mpnet/bce")]["p"] == pytest.approx(0.08)  # .04 alone, .08 after Holm over two
+    assert all("verdict" not in row and "p_holm" not in row for row in rows.values())
     assert r["auc"]["reader"][wf.HARD] == 0.61 and r["auc"]["bm25"][wf.RANDOM] == 0.9
 
 
-def test_ablation_headline_names_the_best_separating_configuration_and_any_early_stop():
-    h = wf.ablation_headline(ABLATION)
+def test_a_family_of_one_is_shown_unadjusted():
+    one = {**ABLATION, "cells": {k: v for k, v in ABLATION["cells"].items() if k.startswith("medline")},
+           "primary": {c: {"medline": v["medline"]} for c, v in ABLATION["primary"].items()}}
+    fam = Family(name="one", at=("primary", "*", "*"), split=(0,), size=1, correction="none")
+    rows = {r["config"]: r for r in wf.ablation_rows(one, fam)}
+    assert rows["mpnet/bce"]["p"] == 0.04 and rows["mpnet/bce"]["corrected"] == "none"  # the raw p, not .08
+    assert p_header(fam) == RAW_P
+
+
+def test_ablation_headline_names_the_best_separating_configuration_and_no_verdict_from_significance():
+    h = wf.ablation_headline(ABLATION, ABLATION_FAMILY)
     assert h["configs"] == ["minilm/bce", "mpnet/bce"] and h["collections"] == ["adi", "medline"]
-    assert h["better"] == {"minilm/bce": ["medline"], "mpnet/bce": []}
-    assert h["worse"] == {"minilm/bce": ["adi"], "mpnet/bce": []}
+    assert "better" not in h and "worse" not in h  # "X significant, Y not" is not a tested difference
+    assert h["diff"] == {"minilm/bce": {"adi": -0.05, "medline": 0.04}, "mpnet/bce": {"adi": 0.01, "medline": 0.03}}
     assert h["mean_auc_hard"]["mpnet/bce"] == pytest.approx(0.61) and h["best_by_auc"] == "mpnet/bce"
     assert h["stopped_by_time"] == [{"collection": "medline", "config": "mpnet/bce"}] and (h["steps"], h["n"]) == (100, 20)
+
+
+def test_the_committed_ablation_is_exploratory_its_p_unadjusted_and_its_selection_stated():
+    from gabarito.publish.claims import selection_text
+
+    res = json.loads((wf_dir() / "rerankers_weak_ablation.json").read_text(encoding="utf-8"))
+    decl = wf.declared(wf.ABLATION_FILE)
+    assert decl.all_exploratory and [s.on for s in decl.selection] == ["test", "test"]
+    assert "MEDLINE" in selection_text(decl)
+    rows = {r["config"]: r for r in wf.ablation_rows(res)}
+    assert rows["mpnet/bce"]["p"] == res["primary"]["mpnet/bce"]["medline"]["p"]
+    assert p_header(wf.ablation_family()) == RAW_P
+    base = wf.main_study_diffs(json.loads((wf_dir() / "rerankers_weak.json").read_text(encoding="utf-8")), ["medline"])
+    assert base["steps"] == 250 and base["diff"]["medline"] == pytest.approx(0.041, abs=5e-4)
