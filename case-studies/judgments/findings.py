@@ -175,6 +175,28 @@ def tiebreak_sensitivity(results: Mapping, methods: Sequence[str], rules: Sequen
             "n_combinations": len(results["sets"]) * len(TIEBREAK_REGIMES) * len(MECHANICAL), "largest": largest}
 
 
+#: What a kappa of this study is computed over (the ledger's variant): weight × pairs kept.
+KAPPA_VARIANTS = {("linear", "all"): "linear, all pairs", ("linear", "either_nonzero"): "linear, either non-zero",
+                  ("unweighted", "all"): "unweighted, all pairs",
+                  ("unweighted", "either_nonzero"): "unweighted, either non-zero"}
+
+
+def kappa_identity(subset: str, weight: str = "linear", pairs: str = "all"):
+    """The ledger identity of a kappa of assessors A and B: ``subset`` names the pairs' set (a gold
+    set of round 1, or ``"round 1"`` for packets 01 to 20), ``weight`` ``linear`` or ``unweighted``,
+    ``pairs`` ``all`` or ``either_nonzero`` (without the pairs both gave 0)."""
+    from gabarito.publish.ledger import Identity
+
+    return Identity("judgments", "kappa", collection=subset, method="assessors A and B",
+                    variant=KAPPA_VARIANTS[weight, pairs])
+
+
+def kappa_key(subset: str | None, weight: str = "linear", pairs: str = "all") -> list[str]:
+    """Where that kappa sits in the results (``subset`` None: the round's total)."""
+    base = ["agreement"] if subset is None else ["sets", subset, "agreement"]
+    return base + ([] if pairs == "all" else [pairs]) + [weight, "kappa"]
+
+
 def _kappa(block: Mapping) -> dict:
     k = block["linear"]
     return {"kappa": k["kappa"], "ci95": tuple(k["ci95"]), "band": kappa_band(k["kappa"]), "n_pairs": block["n_pairs"]}
