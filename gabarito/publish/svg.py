@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from gabarito.publish.charts import PALETTE, method_color
-from gabarito.publish.formatting import Html, num
+from gabarito.publish.formatting import Html, estimate, num
 from gabarito.publish.labels import measure_label, method
 
 #: Width of every figure in SVG units; the figure is drawn at most :data:`MAX_WIDTH` wide.
@@ -106,7 +106,7 @@ def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence
             lo, hi = result_set["ci95"][key][measure]
             y = y0 + i * bar
             mid = y + (bar - 2) / 2
-            tip = f"{names[i]}, {measure_label(measure)}: {num(value)} (IC 95%: {num(lo)} a {num(hi)})"
+            tip = f"{names[i]}, {measure_label(measure)}: {estimate(value, (lo, hi))}"
             parts.append(
                 f'<g><title>{_e(tip)}</title>'
                 f'<rect x="{left:.1f}" y="{y:.1f}" width="{x(value) - left:.1f}" height="{bar - 2:.1f}" '
