@@ -117,6 +117,8 @@ def _models_used(value, out: list[str]) -> None:
     a file whose runs each used another model (perf.json's rows, a reader trained per fold) lists
     them all instead of "nenhum"."""
     if isinstance(value, Mapping):
+        if isinstance(value.get("id"), str) and "weights_sha256" in value:  # a model record (a reader per fold)
+            out.append(model_name(value["id"]))
         for key, v in value.items():
             if key in _MODEL_KEYS and isinstance(v, str) and "/" in v:
                 engine = value.get("engine") if isinstance(value.get("engine"), str) else None
@@ -178,7 +180,8 @@ def facts(results: Mapping, *, models: Iterable[str] | None = None) -> list[tupl
         ("Medido em", date_pt(prov["date"]) if prov.get("date") else "—"),
         ("Commit", code(commit[:12], whole=True) if commit else "fora de um repositório git"),
         ("Motor", Html("; ".join(str(text(e)) for e in _unique(engines)) or "—")),
-        ("Modelo" if len(names) == 1 else "Modelos", ", ".join(names) or "nenhum"),
+        ("Modelo" if len(names) == 1 else "Modelos",
+         ("; " if any("," in n for n in names) else ", ").join(names) or "nenhum"),  # names with commas apart
         ("Computador da medida", machine(prov.get("machine"))),
     ]
     return rows
