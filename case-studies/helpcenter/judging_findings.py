@@ -171,7 +171,9 @@ def judging_text(results: Mapping) -> str:
              "sobe para" if s["kappa_nonzero"] > s["kappa"] else "fica em")
     return " ".join([
         _who(s),
-        f"A concordância entre os dois foi kappa de Cohen = {fmt.estimate(s['kappa'], s['kappa_ci'])}; "
+        f"A concordância entre os dois, sem peso e sobre todos os pares deste pool (não os do capítulo "
+        f"[Mais de uma resposta certa](julgamentos.ipynb), que mede outros pares, com peso linear), foi kappa de Cohen = "
+        f"{fmt.estimate(s['kappa'], s['kappa_ci'])}; "
         + (f"sem os {fmt.integer(s['n_both_zero'])} pares a que ambos deram 0, " if s["n_both_zero"] else
            "só com os pares a que algum deu nota acima de 0, ")
         + f"{moves} {fmt.estimate(s['kappa_nonzero'], s['kappa_nonzero_ci'])}.",
