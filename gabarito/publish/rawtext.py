@@ -45,10 +45,10 @@ def _emphasis(escaped: str) -> str:
                   lambda m: f"<em>{m[1] or m[2]}</em>", escaped)
 
 
-def markdown_html(value: str, *, top_heading: int = 4) -> Html:
-    """The Markdown text ``value`` as escaped HTML: ``#`` headings become ``<h{top_heading}>`` and
-    below (a quoted file never competes with the page's own headings), ``-``/``1.`` items lists,
-    ``>`` a quote, a table one line per row, blank lines paragraphs."""
+def markdown_html(value: str) -> Html:
+    """The Markdown text ``value`` as escaped HTML: ``#`` headings become bold paragraphs (class
+    ``gabarito-quoted-h1``...: a quoted file never adds entries to the page's contents), ``-``/``1.``
+    items lists, ``>`` a quote, a table one line per row, blank lines paragraphs."""
     blocks: list[str] = []
     para: list[str] = []
     items: list[str] = []
@@ -69,10 +69,10 @@ def markdown_html(value: str, *, top_heading: int = 4) -> Html:
             flush()
             continue
         m = _HEADING.match(line)
-        if m:
+        if m:  # a heading of the quoted file: bold, never an <h*> the page's contents would list
             flush()
-            level = min(6, top_heading + len(m.group(1)) - 1)
-            blocks.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
+            level = len(m.group(1))
+            blocks.append(f'<p class="gabarito-quoted-h{level}"><strong>{_inline(m.group(2))}</strong></p>')
             continue
         for pattern, tag in ((_BULLET, "ul"), (_NUMBERED, "ol")):
             m = pattern.match(line)

@@ -155,7 +155,8 @@ You receive **only the name** of a concept, e.g. `Trust <b>`.
 
 def test_a_protocol_is_rendered_as_escaped_markdown():
     out = rawtext.protocol_html(PROTOCOL)
-    assert "<h4>Question-writing protocol: name only</h4>" in out and "<h5>What you receive</h5>" in out
+    assert '<p class="gabarito-quoted-h1"><strong>Question-writing protocol: name only</strong></p>' in out
+    assert '<p class="gabarito-quoted-h2"><strong>What you receive</strong></p>' in out and "<h" not in out
     assert "<strong>only the name</strong>" in out and "<code>Trust &lt;b&gt;</code>" in out
     assert "<ul><li>the concept&#x27;s <em>name</em></li><li>nothing else</li></ul>" in out \
         or "<ul><li>the concept's <em>name</em></li><li>nothing else</li></ul>" in out

@@ -65,7 +65,7 @@ def test_cli_site_writes_the_generated_portuguese_in_the_book_style(tmp_path):
     assert "\u22120,225 (IC 95%: \u22120,400 a \u22120,050) (p = 1,000)" in text, text[-1500:]
     assert "na central de ajuda melhora em nenhuma e piora em 8 das 9" in text
     assert "nas coleções clássicas, com Fusão RRF de denso e BM25" in text
-    assert "<h4>Question-writing protocol: name only</h4>" in html and "<em>name</em>" in html
+    assert "<strong>Question-writing protocol: name only</strong>" in html and "<em>name</em>" in html
     assert "# Question-writing" not in text
     assert page_violations(html) == []
 
