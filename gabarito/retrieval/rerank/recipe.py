@@ -1,0 +1,182 @@
+"""The training recipe of a reader held out from one collection, and its validation.
+
+A :class:`Source` is one collection as training reads it: its questions, texts, judgments, the
+first stage's ranking per question (where the hard negatives come from) and rows to skip. For a
+held-out collection, :func:`pseudo_source` keeps only its texts: its titles (or first sentences)
+become pseudo-queries for their own documents; its judgments are never read.
+
+* :func:`split_validation` -- a seeded share of a training collection's judged questions kept
+  aside for validation; training never sees them;
+* :class:`EpochGroups` -- ``groups(epoch)``: per positive, a group ``[positive, one hard negative
+  from the first stage's top 30, one random document]`` for every judged positive of the
+  training questions and for every pseudo-query; the negatives are drawn again each epoch;
+* :func:`validation` -- the function the trainer calls at each checkpoint: on the validation
+  questions, nDCG@10 of the reader fused with the first stage (RRF of the top ``n``; its value
+  is what a checkpoint is chosen by), of the reader's order alone and of the first stage, and the
+  AUC of positives against hard and random negatives.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from gabarito.core.runs import Qrels, Run
+from gabarito.errors import GabaritoError
+from gabarito.retrieval.rerank.training import POSITIVE, Pair, PairPlan, build_pairs, separability
+from gabarito.retrieval.rerank.weak import PseudoQuery, weak_pairs
+
+NEGATIVE_DEPTH = 30
+
+
+def per_positive(seed: int, *, positives: int = 1_000_000) -> PairPlan:
+    """Every judged positive (up to ``positives``) with one hard and one random negative each."""
+    return PairPlan(positives=positives, negatives_per_positive=1, negative_depth=NEGATIVE_DEPTH,
+                    random_negatives_per_positive=1, seed=seed)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One training collection: questions, texts, judgments, first-stage rankings, rows to skip."""
+
+    name: str
+    queries: Mapping[str, str]
+    texts: Mapping[str, str]
+    qrels: Mapping[str, Mapping[str, int]]
+    candidates: Mapping[str, Sequence[str]]
+    exclude: Mapping[str, set] = field(default_factory=dict)
+
+    def only(self, qids: set[str]) -> "Source":
+        """The same collection restricted to the questions ``qids``."""
+        return Source(self.name, {q: t for q, t in self.queries.items() if q in qids}, self.texts,
+                      {q: j for q, j in self.qrels.items() if q in qids}, self.candidates,
+                      {q: s for q, s in self.exclude.items() if q in qids})
+
+
+@dataclass(frozen=True)
+class PseudoSource:
+    """A held-out collection as training may read it: pseudo-queries over its own texts."""
+
+    name: str
+    pseudo: Sequence[PseudoQuery]
+    texts: Mapping[str, str]
+    candidates: Mapping[str, Sequence[str]]  # per source document: the first stage's ranking for its pseudo-query
+
+
+def answerable(source: Source) -> list[str]:
+    """The questions with at least one relevant document (in id order)."""
+    return sorted(q for q, judged in source.qrels.items() if q in source.queries and any(g >= 1 for g in judged.values()))
+
+
+def split_validation(source: Source, share: float, seed: int, *, minimum: int = 3) -> tuple[Source, Source]:
+    """``(training, validation)``: a seeded ``share`` of the answerable questions (at least
+    ``minimum``) kept for validation; the two never share a question."""
+    if not 0.0 < share < 1.0:
+        raise GabaritoError(f"the validation share must be within (0, 1), not {share}")
+    qids = answerable(source)
+    k = min(len(qids) - 1, max(minimum, round(share * len(qids))))
+    if k < 1:
+        raise GabaritoError(f"{source.name}: too few answerable questions to keep some for validation")
+    held = set(random.Random(f"{seed}:{source.name}:validation").sample(qids, k))
+    return source.only(set(qids) - held), source.only(held)
+
+
+def _groups(pairs: Sequence[Pair]) -> list[list[Pair]]:
+    """Pairs of one question, in ``build_pairs``/``weak_pairs`` order (positives, hard, random),
+    regrouped per positive: the i-th positive with the i-th hard and the i-th random negative."""
+    by_query: dict[str, tuple[list, list, list]] = {}
+    for p in pairs:
+        slot = 0 if p.kind == POSITIVE else 2 if p.kind.startswith("random") else 1
+        by_query.setdefault(p.query_id, ([], [], []))[slot].append(p)
+    out = []
+    for pos, hard, easy in by_query.values():
+        for i, p in enumerate(pos):
+            out.append([p, *hard[i:i + 1], *easy[i:i + 1]])
+    return out
+
+
+class EpochGroups:
+    """``groups(epoch)`` for the trainer; ``counts(epoch)`` says how many of each came from where."""
+
+    def __init__(self, judged: Sequence[Source], pseudo: Sequence[PseudoSource], seed: int):
+        if not judged and not pseudo:
+            raise GabaritoError("nothing to train on")
+        self.judged, self.pseudo, self.seed = list(judged), list(pseudo), seed
+
+    def _judged(self, s: Source, epoch: int) -> list[list[Pair]]:
+        pairs = build_pairs(s.queries, s.texts, s.qrels, s.candidates, per_positive(self.seed + epoch),
+                            exclude=s.exclude, prefix=f"{s.name}:")
+        return _groups(pairs)
+
+    def _pseudo(self, s: PseudoSource, epoch: int) -> list[list[Pair]]:
+        plan = PairPlan(positives=1, negatives_per_positive=1, negative_depth=NEGATIVE_DEPTH,
+                        random_negatives_per_positive=1, seed=self.seed + epoch)
+        pairs, _ = weak_pairs(s.pseudo, s.texts, s.candidates, plan, prefix=f"{s.name}:")
+        return _groups(pairs)
+
+    def __call__(self, epoch: int) -> list[list[Pair]]:
+        out = []
+        for s in self.judged:
+            out += self._judged(s, epoch)
+        for s in self.pseudo:
+            out += self._pseudo(s, epoch)
+        return out
+
+    def counts(self, epoch: int = 0) -> dict:
+        per = {s.name: sum(map(len, self._judged(s, epoch))) for s in self.judged}
+        per.update({f"{s.name} (pseudo-queries)": sum(map(len, self._pseudo(s, epoch))) for s in self.pseudo})
+        return {"pairs_per_epoch": sum(per.values()), "by_source": per}
+
+
+def validation(sources: Sequence[Source], *, n: int = 20, seed: int = 0, measure: str = "nDCG@10",
+               auc_positives: int = 2) -> Callable:
+    """The checkpoint's validation on ``sources`` (validation questions only): returns
+    ``validate(reader) -> dict`` with ``select`` (mean over all validation questions of
+    ``measure`` of RRF of the reader and the first stage over the top ``n``), the same for the
+    reader's order alone (``replace``) and for the first stage, and the AUC of positives against
+    each kind of negative on fixed pairs (one hard and one random per positive, up to
+    ``auc_positives`` positives per question)."""
+    from gabarito.measure.metrics import evaluate
+    from gabarito.retrieval.pipeline import SecondReading, fuse_reading
+    from gabarito.retrieval.protocol import Queries
+
+    if not sources:
+        raise GabaritoError("validation needs at least one collection")
+    fixed = [build_pairs(s.queries, s.texts, s.qrels, s.candidates, per_positive(seed, positives=auc_positives),
+                         exclude=s.exclude, prefix=f"{s.name}:") for s in sources]
+
+    def per_question(runs: dict[str, Run], qrels: Qrels) -> dict[str, list[float]]:
+        return {k: list(evaluate(r, qrels, [measure])[measure].values()) for k, r in runs.items()}
+
+    def validate(reader) -> dict:
+        pooled: dict[str, list[float]] = {"rrf": [], "replace": [], "first": []}
+        for s in sources:
+            qids = sorted(s.queries)
+            first = Run({q: [(d, -i) for i, d in enumerate(list(s.candidates.get(q, []))[:n])] for q in qids})
+            read = SecondReading(reader, s.texts, n=n)(Queries(qids, [s.queries[q] for q in qids]), first)
+            runs = {"rrf": fuse_reading(first, read, n, how="rrf"), "replace": fuse_reading(first, read, n, how="replace"),
+                    "first": first}
+            qrels = Qrels({q: {d: g for d, g in s.qrels[q].items() if d not in s.exclude.get(q, set())} for q in qids})
+            for k, values in per_question(runs, qrels).items():
+                pooled[k] += values
+        pairs = [p for chunk in fixed for p in chunk]
+        scores = _pair_scores(reader, pairs)
+        means = {k: sum(v) / len(v) for k, v in pooled.items()}
+        return {"select": means["rrf"], f"{measure} rrf@{n}": means["rrf"], f"{measure} replace@{n}": means["replace"],
+                f"{measure} first stage": means["first"], "questions": len(pooled["rrf"]),
+                "auc": separability(pairs, scores)["auc"]}
+
+    return validate
+
+
+def _pair_scores(reader, pairs: Sequence[Pair]) -> list[float]:
+    """The reader's score of each pair, reading each question's texts in one call."""
+    by_query: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        by_query.setdefault(p.query, []).append(i)
+    out = [0.0] * len(pairs)
+    for query, idx in by_query.items():
+        for i, s in zip(idx, reader.score(query, [pairs[i].text for i in idx])):
+            out[i] = float(s)
+    return out
