@@ -133,7 +133,7 @@ def train_fold(ctx, collections: dict, held: str, loss: str, should_stop) -> dic
         say(f"reader_curve: {held}/{loss}: training towards {config.budget_pairs} pairs in {folder.name}")
     with ctx.phase(f"train ({held}, {loss})"):
         record = train_resumable(groups, config, folder, validate=validation(val, n=PRIMARY[1], seed=ctx.seed),
-                                 should_stop=should_stop, log=lambda s: say(f"reader_curve: {held}/{loss}: {s}"))
+                                 should_stop=should_stop, device=ctx.args.device, log=lambda s: say(f"reader_curve: {held}/{loss}: {s}"))
     return {"record": record, "folder": folder, "pairs": counts, "pseudo_queries": pseudo_counts,
             "validation_questions": {v.name: len(v.queries) for v in val},
             "training_questions": {t.name: len(t.queries) for t in train}}
@@ -146,7 +146,8 @@ def measure_fold(ctx, c, folder: Path, max_length: int) -> dict:
     texts = {d.id: d.text for d in c.documents}
     qrels = judged._graded(c.name, c.qrels)
     first = Run.from_trec(judged._run_file(c.name, FIRST_STAGE)).cut(100)
-    reader = MemoReader(CrossEncoderReranker(folder / "best", max_length=max_length, batch_size=32))
+    reader = MemoReader(CrossEncoderReranker(folder / "best", max_length=max_length, batch_size=32,
+                                             device=ctx.args.device))
     runs = {"bm25": first}
     with ctx.phase(f"second reading ({c.name})"):
         for how, n in (PRIMARY, *SECONDARY):
@@ -206,7 +207,7 @@ def run(ctx) -> dict:
                   "validation_share": VALIDATION_SHARE, "min_pairs": MIN_PAIRS, "pseudo_limit": PSEUDO_LIMIT, "budget": a.budget,
                   "checkpoint_pairs": a.checkpoint, "max_length": a.max_length, "batch_size": a.batch_size}
     corpus = {n: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())} for n, c in collections.items()}
-    engine = {"name": "transformers sequence classification, trained here (resumable)", "device": "cpu",
+    engine = {"name": "transformers sequence classification, trained here (resumable)", "device": a.device or "cpu",
               "torch_threads": a.threads}
     return {"folds": results, "primary": primary(results),
             "provenance": ctx.provenance(corpus=corpus, model=None, engine=engine, parameters=parameters)}

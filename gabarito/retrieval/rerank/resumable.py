@@ -15,7 +15,8 @@ dict whose ``"select"`` value is what the checkpoint is chosen by (higher is bet
 wins a tie). The point joins the curve with the mean training loss since the previous point; the
 best checkpoint's weights are kept in ``folder/best`` (a plain Hugging Face folder, which loads as
 a cross-encoder), and the whole training state in ``folder/state``: weights, optimizer, schedule,
-random state and position. A later call resumes from it (the order of batches is a function of
+random state and position (the CPU's; on a GPU, ``device="cuda"``, a resumed run is the same
+recipe but not the same bits). A later call resumes from it (the order of batches is a function of
 the seed and the epoch, so a resumed run sees the same pairs as one that never stopped), and a
 finished run (``folder/done.json`` whose best weights still have the recorded sha256) is never
 trained again. ``should_stop()`` is asked after every step: when it says yes the state is saved
@@ -98,7 +99,7 @@ class LiveReader:
         with torch.no_grad():
             for i in range(0, len(texts), self.batch_size):
                 chunk = list(texts[i:i + self.batch_size])
-                out.append(_logits(self.model, self.tokenizer, [query] * len(chunk), chunk, self.max_length).numpy())
+                out.append(_logits(self.model, self.tokenizer, [query] * len(chunk), chunk, self.max_length).float().cpu().numpy())
         if was_training:
             self.model.train()
         return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
@@ -106,7 +107,7 @@ class LiveReader:
 
 def _logits(model, tokenizer, queries: list[str], texts: list[str], max_length: int):
     feats = tokenizer(queries, texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-    return model(**feats).logits.view(-1)
+    return model(**feats.to(model.device)).logits.view(-1)
 
 
 def _batch_loss(model, tokenizer, batch: list[list[Pair]], config: CurveConfig):
@@ -116,12 +117,12 @@ def _batch_loss(model, tokenizer, batch: list[list[Pair]], config: CurveConfig):
     flat = [p for g in batch for p in g]
     logits = _logits(model, tokenizer, [p.query for p in flat], [p.text for p in flat], config.max_length)
     if config.loss == "bce":
-        labels = torch.tensor([float(p.label) for p in flat], dtype=logits.dtype)
+        labels = torch.tensor([float(p.label) for p in flat], dtype=logits.dtype, device=logits.device)
         return F.binary_cross_entropy_with_logits(logits, labels), len(flat)
     losses, start = [], 0
     for g in batch:
         part = logits[start:start + len(g)].unsqueeze(0)
-        losses.append(F.cross_entropy(part, torch.zeros(1, dtype=torch.long)))
+        losses.append(F.cross_entropy(part, torch.zeros(1, dtype=torch.long, device=logits.device)))
         start += len(g)
     return torch.stack(losses).mean(), len(flat)
 
@@ -173,7 +174,7 @@ def finished(folder: str | Path) -> dict | None:
     return None
 
 
-def _start(folder: Path, config: CurveConfig):
+def _start(folder: Path, config: CurveConfig, device: str):
     """Model, tokenizer, optimizer, schedule and progress: from the saved state, or new."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -185,7 +186,7 @@ def _start(folder: Path, config: CurveConfig):
         model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
         tokenizer = AutoTokenizer.from_pretrained(str(base))
         shutil.rmtree(base, ignore_errors=True)  # the state folder carries the weights from here on
-        opt, sched = _optimizer(model, config)
+        opt, sched = _optimizer(model.to(device), config)
         progress = {"config": asdict(config), "pairs": 0, "step": 0, "epoch": 0, "batch": 0, "curve": [],
                     "best": None, "sessions": [], "loss_sum": 0.0, "loss_pairs": 0}
         return model, tokenizer, opt, sched, progress
@@ -195,11 +196,11 @@ def _start(folder: Path, config: CurveConfig):
                             "to start again", path=state)
     model = AutoModelForSequenceClassification.from_pretrained(str(state / "model"))
     tokenizer = AutoTokenizer.from_pretrained(str(state / "model"))
-    opt, sched = _optimizer(model, config)
-    saved = torch.load(state / "trainer.pt", weights_only=True)
+    opt, sched = _optimizer(model.to(device), config)
+    saved = torch.load(state / "trainer.pt", weights_only=True, map_location=device)
     opt.load_state_dict(saved["optimizer"])
     sched.load_state_dict(saved["schedule"])
-    torch.set_rng_state(saved["torch_rng"])
+    torch.set_rng_state(saved["torch_rng"].cpu())
     return model, tokenizer, opt, sched, progress
 
 
@@ -224,15 +225,15 @@ def _checkpoint(folder: Path, model, tokenizer, progress: dict, validate: Callab
 
 def train_resumable(epoch_groups: Callable[[int], Sequence[Sequence[Pair]]], config: CurveConfig,
                     folder: str | Path, *, validate: Callable, should_stop: Callable[[], bool] = lambda: False,
-                    device: str = "cpu", log: Callable[[str], None] = lambda s: None) -> dict:
+                    device: str | None = None, log: Callable[[str], None] = lambda s: None) -> dict:
     """Train (or resume, or reuse) into ``folder``; return the record (see the module's docstring)."""
     import torch
 
     if config.loss not in LOSSES:
         raise GabaritoError(f"unknown loss {config.loss!r} (one of {', '.join(LOSSES)})")
-    if device != "cpu":
-        raise GabaritoError("the resumable trainer runs on the CPU here (a GPU run uses the same code with "
-                            "device support to be added)")
+    from gabarito.retrieval.device import choose_device
+
+    device = choose_device(device)
     folder = Path(folder)
     done = finished(folder)
     if done is not None:
@@ -242,7 +243,7 @@ def train_resumable(epoch_groups: Callable[[int], Sequence[Sequence[Pair]]], con
                             "remove the folder to train again", path=folder / DONE)
     folder.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(config.torch_threads)
-    model, tokenizer, opt, sched, progress = _start(folder, config)
+    model, tokenizer, opt, sched, progress = _start(folder, config, device)
     session = {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "from_pairs": progress["pairs"],
                "device": device, "torch_threads": config.torch_threads}
     t0 = time.perf_counter()
