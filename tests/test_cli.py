@@ -70,3 +70,13 @@ def test_site_and_report_leave_allow_dirty_to_the_environment_unless_told(monkey
     assert cli.main(["site"]) == 0 and cli.main(["site", "--allow-dirty"]) == 0
     assert cli.main(["report"]) == 0
     assert seen == [None, True, None]
+
+
+def test_python_dash_m_gabarito_is_the_gabarito_command():
+    import subprocess
+    import sys
+
+    ok = subprocess.run([sys.executable, "-m", "gabarito", "--help"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "usage: gabarito" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "gabarito", "nosuch"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr

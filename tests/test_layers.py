@@ -28,7 +28,7 @@ def floor_of(module: str) -> str | None:
         return "core"
     if (PACKAGE / parts[1]).is_dir():
         return parts[1]
-    return "cli" if parts[1] == "cli" else "core"
+    return "cli" if parts[1] in ("cli", "__main__") else "core"
 
 
 def _module_name(path: Path, root: Path = PACKAGE) -> str:
