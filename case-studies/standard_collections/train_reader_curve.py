@@ -40,7 +40,8 @@ from gabarito.retrieval.pipeline import SecondReading, fuse_reading
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
-from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation, validation
+from gabarito.measure.reader_validation import validation
+from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation
 from gabarito.retrieval.rerank.resumable import CurveConfig, finished, train_resumable
 from gabarito.retrieval.rerank.weak import pseudo_queries
 from gabarito.study.runner import say, variant_main

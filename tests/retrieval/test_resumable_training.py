@@ -10,7 +10,8 @@ import pytest
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
-from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation, validation
+from gabarito.measure.reader_validation import validation
+from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation
 from gabarito.retrieval.rerank.resumable import CurveConfig, batches, finished, train_resumable
 from gabarito.retrieval.rerank.weak import pseudo_queries
 

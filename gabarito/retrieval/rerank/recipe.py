@@ -10,21 +10,18 @@ become pseudo-queries for their own documents; its judgments are never read.
 * :class:`EpochGroups` -- ``groups(epoch)``: per positive, a group ``[positive, one hard negative
   from the first stage's top 30, one random document]`` for every judged positive of the
   training questions and for every pseudo-query; the negatives are drawn again each epoch;
-* :func:`validation` -- the function the trainer calls at each checkpoint: on the validation
-  questions, nDCG@10 of the reader fused with the first stage (RRF of the top ``n``; its value
-  is what a checkpoint is chosen by), of the reader's order alone and of the first stage, and the
-  AUC of positives against hard and random negatives.
+
+The checkpoint's validation, which measures, is :func:`gabarito.measure.reader_validation.validation`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from gabarito.core.runs import Qrels, Run
 from gabarito.errors import GabaritoError
-from gabarito.retrieval.rerank.training import POSITIVE, Pair, PairPlan, build_pairs, separability
+from gabarito.retrieval.rerank.training import POSITIVE, Pair, PairPlan, build_pairs
 from gabarito.retrieval.rerank.weak import PseudoQuery, weak_pairs
 
 NEGATIVE_DEPTH = 30
@@ -127,56 +124,3 @@ class EpochGroups:
         per = {s.name: sum(map(len, self._judged(s, epoch))) for s in self.judged}
         per.update({f"{s.name} (pseudo-queries)": sum(map(len, self._pseudo(s, epoch))) for s in self.pseudo})
         return {"pairs_per_epoch": sum(per.values()), "by_source": per}
-
-
-def validation(sources: Sequence[Source], *, n: int = 20, seed: int = 0, measure: str = "nDCG@10",
-               auc_positives: int = 2) -> Callable:
-    """The checkpoint's validation on ``sources`` (validation questions only): returns
-    ``validate(reader) -> dict`` with ``select`` (mean over all validation questions of
-    ``measure`` of RRF of the reader and the first stage over the top ``n``), the same for the
-    reader's order alone (``replace``) and for the first stage, and the AUC of positives against
-    each kind of negative on fixed pairs (one hard and one random per positive, up to
-    ``auc_positives`` positives per question)."""
-    from gabarito.measure.metrics import evaluate
-    from gabarito.retrieval.pipeline import SecondReading, fuse_reading
-    from gabarito.retrieval.protocol import Queries
-
-    if not sources:
-        raise GabaritoError("validation needs at least one collection")
-    fixed = [build_pairs(s.queries, s.texts, s.qrels, s.candidates, per_positive(seed, positives=auc_positives),
-                         exclude=s.exclude, prefix=f"{s.name}:") for s in sources]
-
-    def per_question(runs: dict[str, Run], qrels: Qrels) -> dict[str, list[float]]:
-        return {k: list(evaluate(r, qrels, [measure])[measure].values()) for k, r in runs.items()}
-
-    def validate(reader) -> dict:
-        pooled: dict[str, list[float]] = {"rrf": [], "replace": [], "first": []}
-        for s in sources:
-            qids = sorted(s.queries)
-            first = Run({q: [(d, -i) for i, d in enumerate(list(s.candidates.get(q, []))[:n])] for q in qids})
-            read = SecondReading(reader, s.texts, n=n)(Queries(qids, [s.queries[q] for q in qids]), first)
-            runs = {"rrf": fuse_reading(first, read, n, how="rrf"), "replace": fuse_reading(first, read, n, how="replace"),
-                    "first": first}
-            qrels = Qrels({q: {d: g for d, g in s.qrels[q].items() if d not in s.exclude.get(q, set())} for q in qids})
-            for k, values in per_question(runs, qrels).items():
-                pooled[k] += values
-        pairs = [p for chunk in fixed for p in chunk]
-        scores = _pair_scores(reader, pairs)
-        means = {k: sum(v) / len(v) for k, v in pooled.items()}
-        return {"select": means["rrf"], f"{measure} rrf@{n}": means["rrf"], f"{measure} replace@{n}": means["replace"],
-                f"{measure} first stage": means["first"], "questions": len(pooled["rrf"]),
-                "auc": separability(pairs, scores)["auc"]}
-
-    return validate
-
-
-def _pair_scores(reader, pairs: Sequence[Pair]) -> list[float]:
-    """The reader's score of each pair, reading each question's texts in one call."""
-    by_query: dict[str, list[int]] = {}
-    for i, p in enumerate(pairs):
-        by_query.setdefault(p.query, []).append(i)
-    out = [0.0] * len(pairs)
-    for query, idx in by_query.items():
-        for i, s in zip(idx, reader.score(query, [pairs[i].text for i in idx])):
-            out[i] = float(s)
-    return out
