@@ -19,6 +19,7 @@ from typing import Mapping, Sequence
 
 from gabarito.inputs.gold import content_words
 from gabarito.measure.report import ALPHA, Comparison, Report
+from gabarito.publish.fusion_verdict import SINGLES, VERB, FusionVerdict, fusion_verdict
 from gabarito.publish.verdicts import Share, share
 
 __all__ = ["ALPHA", "FLOOR_TARGET", "LEAKAGE_GAP", "NEAR_ALL", "SINGLES", "VERB", "FusionVerdict",
@@ -27,8 +28,6 @@ __all__ = ["ALPHA", "FLOOR_TARGET", "LEAKAGE_GAP", "NEAR_ALL", "SINGLES", "VERB"
            "reports", "reproduction_rows", "set_findings", "set_scores", "shone_alone", "stage_paradoxes",
            "versions"]
 
-#: The two single methods the fusion is made of (a tie between them goes to the first).
-SINGLES = ("bm25", "vector")
 #: The measures of the headline's verdicts, and the one that names the best single method.
 HEADLINE_MEASURES = ("R@1", "R@10", "RR@10", "nDCG@10")
 BEST_BY = "RR@10"
@@ -39,8 +38,6 @@ LEAKAGE_GAP = 0.1
 FLOOR_TARGET = 2.0
 #: A share of questions with the target in the top-k from which a method "acerta quase tudo".
 NEAR_ALL = 0.9
-#: The verb of the fusion against a single method, by :attr:`Comparison.verdict`.
-VERB = {"better": "supera", "same": "empata com", "worse": "perde para"}
 
 
 def reports(results: Mapping) -> dict[str, Report]:
@@ -73,35 +70,6 @@ def headline(results: Mapping) -> dict:
             "rk": {a: main.mean(b, f"R@{k}") for a, b in pick.items()},
             "mrr": {a: main.mean(b, f"RR@{k}") for a, b in pick.items()}, "sets": per_set,
             "best_vector_sets": [s for s, v in per_set.items() if v["best_single"] == "vector"]}
-
-
-@dataclass(frozen=True)
-class FusionVerdict:
-    """The fusion against one single method (the best or the worst of the set) on one measure."""
-
-    single: str
-    comparison: Comparison  # fused - single, Holm-corrected
-
-    @property
-    def verdict(self) -> str:
-        return self.comparison.verdict
-
-    @property
-    def verb(self) -> str:
-        """``"supera"``, ``"empata com"`` or ``"perde para"``."""
-        return VERB[self.verdict]
-
-
-def fusion_verdict(report: Report, fused: str, singles: Sequence[str], measure: str,
-                   against: str = "best") -> FusionVerdict:
-    """``fused`` against the best (or, ``against="worst"``, the worst) of ``singles`` on
-    ``measure``; a tie between singles goes to the first of them."""
-    names = list(singles)
-    if against == "best":
-        single = report.best(measure, among=names)
-    else:
-        single = min(names, key=lambda s: (report.mean(s, measure), names.index(s)))
-    return FusionVerdict(single, report.compare(fused, single, measure))
 
 
 def across_sets(results: Mapping, measures: Sequence[str] = HEADLINE_MEASURES, by: str = BEST_BY) -> dict:

@@ -12,7 +12,7 @@ recorded fields), and the blind regrade once graded (:func:`blind_regrade`).
 
 Score blocks (a regime's metrics and paired tests) are read through
 :class:`gabarito.measure.report.Report`, and the fusion's verdict is the flagship's
-(:func:`studies.benchmark_rrf.findings.fusion_verdict`: Holm-corrected, at ``ALPHA``). Every
+(:func:`gabarito.publish.fusion_verdict.fusion_verdict`: Holm-corrected, at ``ALPHA``). Every
 threshold a sentence depends on is stated once, below; the page writes the words.
 """
 
@@ -25,7 +25,7 @@ from gabarito.errors import GabaritoError
 from gabarito.measure.report import Report
 from gabarito.measure.stats import Z95, wilson  # noqa: F401 - the share's interval, also findings.wilson
 from gabarito.publish.verdicts import span
-from studies.benchmark_rrf.findings import SINGLES, FusionVerdict, fusion_verdict
+from gabarito.publish.fusion_verdict import SINGLES, FusionVerdict, fusion_verdict
 
 __all__ = ["BLINDNESS_KINDS", "EXPOSED", "KAPPA_BANDS", "LEANS_HIGH", "MAX_LIKE", "MEASURE", "MECHANICAL",
            "adjudication", "assessor_keys", "assessors", "blind_regrade", "essential", "fusion_by_regime",
