@@ -126,3 +126,36 @@ def test_relative_and_lazy_imports_are_read(tmp_path):
     found = [m for _, m in _imported(pkg / "m.py", tmp_path / "gabarito")]
     assert found == ["gabarito.measure.stats", "gabarito.study.spec"]
 
+
+
+# -- case studies are leaves ------------------------------------------------------------------------
+
+STUDIES = PACKAGE.parent / "case-studies"
+
+
+def study_imports(root: Path = STUDIES) -> list[str]:
+    """``file:line module`` of every import by a study of another study (``studies.<other>``):
+    a study imports only itself, the library and third-party packages."""
+    out = []
+    for path in sorted(root.glob("*/**/*.py")):
+        own = path.relative_to(root).parts[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "studies" and len(parts) > 1 and parts[1] != own:
+                    out.append(f"{path.relative_to(root)}:{node.lineno} {name}")
+    return out
+
+
+def test_a_study_imports_no_other_study():
+    assert study_imports() == []
+
+
+def test_the_study_check_catches_a_cross_study_import(tmp_path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "a.py").write_text("from studies.one import b\nimport studies.one.c\n", encoding="utf-8")
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "x.py").write_text("def f():\n    from studies.one.findings import g\n", encoding="utf-8")
+    assert study_imports(tmp_path) == ["two/x.py:2 studies.one.findings"]

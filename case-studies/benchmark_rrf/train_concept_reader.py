@@ -44,29 +44,29 @@ from pathlib import Path
 
 from gabarito.core.runs import Qrels, Run
 from gabarito.hashing import sha256_file
-from gabarito.measure.readings import GRID, lift_difference, reading_variants
+from gabarito.measure.readings import GRID, HOWS, lift_difference, primary_holm, reading_variants
+from gabarito.measure.readings import PRIMARY as READING_PRIMARY
 from gabarito.measure.score import score_runs
 from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
-from gabarito.retrieval.rerank.training import build_pairs, separability
+from gabarito.retrieval.rerank.recipe import FILTER_MODEL, NEGATIVE_DEPTH, weak_plan
+from gabarito.retrieval.rerank.training import build_pairs, pair_scores, separability
 from gabarito.retrieval.rerank.weak import PseudoQuery, split_pseudo_query, weak_pairs
+from gabarito.study.readers import trained_model, training_arguments, training_config
 from gabarito.study.runner import say, variant_main
 from gabarito.study.spec import StudySpec
 from studies.benchmark_rrf.findings import HEADLINE_MEASURES
 from studies.benchmark_rrf.run_benchmark import GOLD_SETS, load_inputs
-from studies.standard_collections import reranker_extras as extras
-from studies.standard_collections import train_rerankers as judged
-from studies.standard_collections import train_weak_rerankers as weak
 
 HERE = Path(__file__).resolve().parent
 JUDGMENTS = HERE.parent / "judgments"
 
 FIRST_STAGES = {"bm25": "bm25.trec", "vector": "vector.trec"}
 NS = (10, 20, 50)
-PRIMARY = weak.PRIMARY
+PRIMARY = READING_PRIMARY
 MEASURES = HEADLINE_MEASURES
 TESTED_ON = "nDCG@10"
 REGIMES = ("gold", "graded")
@@ -77,7 +77,7 @@ PREFIX = "concepts:"
 
 def add_arguments(ap):
     ap.add_argument("--sets", default=",".join(GOLD_SETS), help="gold sets to re-read, comma separated")
-    weak.training_arguments(ap)
+    training_arguments(ap)
 
 
 def readable_name(name: str) -> str:
@@ -123,8 +123,8 @@ def training_pairs(concepts, seed: int, encode) -> tuple[list, dict]:
     pairs, counts = [], {}
     for source, tag in SOURCES.items():
         pseudo = [p for p in found if p.source == source]
-        cands = {p.doc_id: [d for d, _ in bm25.search(p.query, weak.NEGATIVE_DEPTH + 1)] for p in pseudo}
-        got, n = weak_pairs(pseudo, documents, cands, weak.plan(seed), encode=encode, prefix=f"{PREFIX}{tag}:")
+        cands = {p.doc_id: [d for d, _ in bm25.search(p.query, NEGATIVE_DEPTH + 1)] for p in pseudo}
+        got, n = weak_pairs(pseudo, documents, cands, weak_plan(seed), encode=encode, prefix=f"{PREFIX}{tag}:")
         pairs += got
         counts[source] = {**n, "examples": [{"pseudo_query": p.query, "positive": p.positive[:160], "doc_id": p.doc_id}
                                             for p in pseudo[:3]]}
@@ -181,17 +181,17 @@ def auc_beside_bm25(ctx, sets: dict, texts: dict, reader, bm25_run: Run) -> dict
     BM25 (in memory) scores the same texts the reader reads."""
     questions = {p.id: p.question for pairs in sets.values() for p in pairs}
     qrels = Qrels.single({p.id: p.gold for pairs in sets.values() for p in pairs})
-    pairs = build_pairs(questions, texts, qrels, {q: bm25_run.ids(q) for q in questions}, weak.plan(ctx.seed))
+    pairs = build_pairs(questions, texts, qrels, {q: bm25_run.ids(q) for q in questions}, weak_plan(ctx.seed))
     bm25 = BM25(texts)
     bm25_scores = bm25.score_pairs([(p.query, p.doc_id) for p in pairs])
-    return {"pairs": len(pairs), "reader": separability(pairs, extras._scores(reader, pairs)),
+    return {"pairs": len(pairs), "reader": separability(pairs, pair_scores(reader, pairs)),
             "bm25": separability(pairs, bm25_scores), "bm25_text": READER_TEXT}
 
 
 def primary_holm(sets: dict) -> dict:
     """The primary comparison and the lesson across the sets, Holm-corrected, per regime."""
     views = {f"{key}/{regime}": {**r[regime], "recipe": regime} for key, r in sets.items() for regime in REGIMES}
-    out = weak.primary_holm(views)
+    out = primary_holm(views)
     return {regime: {k.split("/")[0]: v for k, v in rows.items()} for regime, rows in out.items()}
 
 
@@ -199,15 +199,15 @@ def parameters(ctx, keys: list[str], config, judgments_sha: dict) -> dict:
     a = ctx.args
     return {"sets": keys, "regimes": {"gold": "runs/qrels.<set>.txt (the expected concept, grade 1)",
                                       "graded": "../judgments/qrels/<set>.txt (grades 0/1/2; nDCG gain = grade)"},
-            "judgments_qrels_sha256": judgments_sha, "ns": list(NS), "hows": list(weak.HOWS), "grid": list(GRID),
+            "judgments_qrels_sha256": judgments_sha, "ns": list(NS), "hows": list(HOWS), "grid": list(GRID),
             "primary": list(PRIMARY), "measures": list(MEASURES), "tested_on": TESTED_ON,
             "first_stages": {s: {"file": f"runs/{f}", "sha256": sha256_file(HERE / "runs" / f)}
                              for s, f in FIRST_STAGES.items()},
             "pseudo_queries": {"sources": list(SOURCES), "from": "the concepts only (names, descriptions)",
                                "positive": "the concept's text without its leading name (name) or the rest of "
                                            "the description (first sentence)"},
-            "candidates": f"in-memory BM25 over c.text(), top {weak.NEGATIVE_DEPTH}", "reader_text": READER_TEXT,
-            "pair_plan": weak.plan(ctx.seed).__dict__, "filter_model": weak.FILTER_MODEL,
+            "candidates": f"in-memory BM25 over c.text(), top {NEGATIVE_DEPTH}", "reader_text": READER_TEXT,
+            "pair_plan": weak_plan(ctx.seed).__dict__, "filter_model": FILTER_MODEL,
             "steps_asked": a.steps, "training": config.__dict__}
 
 
@@ -221,11 +221,11 @@ def run(ctx) -> dict:
         concepts, corpus, sets = load_inputs(ctx)
         sets = {k: sets[k] for k in keys}
         firsts = {s: Run.from_trec(HERE / "runs" / f, name=s).cut(max(NS)) for s, f in FIRST_STAGES.items()}
-    encoder = load_encoder(weak.FILTER_MODEL, device=a.device)
+    encoder = load_encoder(FILTER_MODEL, device=a.device)
     with ctx.phase("pseudo-queries"):
         pairs, counts = training_pairs(concepts, ctx.seed, encoder.encode)
-    config = weak.training_config(ctx, len(pairs))
-    folder, record = judged._trained_model(ctx, "concepts", pairs, config)
+    config = training_config(ctx, len(pairs))
+    folder, record = trained_model(ctx, "concepts", pairs, config)
     reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32, device=a.device))
     texts = {c.name: c.text() for c in concepts}
     results = {key: evaluate_set(ctx, key, sets[key], texts, reader, firsts) for key in keys}

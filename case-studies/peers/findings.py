@@ -15,6 +15,7 @@ import math
 import re
 from typing import Mapping
 
+from gabarito.measure.timing import MAX_LOAD  # timings above this one-minute load are not a clean measure
 from gabarito.publish.verdicts import span
 from studies.peers.findings_measures import evaluation_cost  # noqa: F401  (the cost page reads it here)
 
@@ -23,9 +24,6 @@ BM25_PEERS = ("lucene", "bm25s", "tantivy")
 LOSSY_LENGTHS = ("lucene", "tantivy")
 #: The peer whose lists must equal ArcadeDB's (same analyzer, exact lengths).
 EXACT_PEER = "bm25s"
-#: With a one-minute load average above this, at the start or the end, timings are not a clean
-#: measure of the engine (the project's rule; the benchmarks record it as ``latency_valid``).
-MAX_LOAD = 1.0
 #: The vector engines the headline sets beside ArcadeDB.
 HEADLINE_VECTOR_PEERS = ("faiss_hnsw", "hnswlib", "usearch")
 #: The model and study the headline speaks of.

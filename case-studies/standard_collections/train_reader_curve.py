@@ -41,6 +41,7 @@ from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.measure.reader_validation import validation
+from gabarito.measure.readings import holm_over
 from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation
 from gabarito.retrieval.rerank.resumable import CurveConfig, finished, train_resumable
 from gabarito.retrieval.rerank.weak import pseudo_queries
@@ -173,7 +174,7 @@ def primary(folds: dict) -> dict:
     for loss in sorted({f["loss"] for f in folds.values()}):
         rows = {k: next(t for t in f["held_out"]["tests_nDCG@10"] if t["a"] == key)
                 for k, f in folds.items() if f["loss"] == loss}
-        out[loss] = {**weak.holm_over(rows), "family": sorted(rows), "comparison": f"{key} vs bm25, nDCG@10"}
+        out[loss] = {**holm_over(rows), "family": sorted(rows), "comparison": f"{key} vs bm25, nDCG@10"}
     return out
 
 

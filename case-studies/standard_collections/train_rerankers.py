@@ -31,20 +31,19 @@ record, and reused only when its weights' sha256 matches the record (``--retrain
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from gabarito.hashing import atomic_write_json, sha256_file, sha256_text
+from gabarito.hashing import sha256_file
 from gabarito.core.runs import Qrels, Run
-from gabarito.measure.timing import load_average, wait_for_quiet
+from gabarito.measure.timing import MAX_LOAD, QUIET_LOAD, QUIET_WAIT_S, load_average, wait_for_quiet
 from gabarito.measure.score import score_runs
-from gabarito.retrieval.models import cache_dir
 from gabarito.retrieval.pipeline import SecondReading
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
-from gabarito.retrieval.rerank.training import PairPlan, TrainingConfig, build_pairs, cached_weights_match, \
-    train_cross_encoder
+from gabarito.retrieval.rerank.training import TrainingConfig, build_pairs
+from gabarito.retrieval.rerank.recipe import judged_plan
+from gabarito.study.readers import trained_model
 from gabarito.study.runner import say, variant_main
 from studies.standard_collections import reranker_extras as extras
 from studies.standard_collections.run_study import load_checked
@@ -59,7 +58,6 @@ NS = (5, 10, 20, 50, 100)
 MEASURES = ("nDCG@10", "RR@10", "AP@100")
 TESTED = ("nDCG@10", "RR@10")
 NOT_RELEVANCE = {"cranfield": 0}  # Cranfield's grade 0 rows are the query's source document
-MAX_LOAD = 1.0
 
 
 def add_arguments(ap):
@@ -72,10 +70,7 @@ def add_arguments(ap):
     ap.add_argument("--retrain", action="store_true", help="train again even when a cached model matches")
 
 
-def plan(seed: int) -> PairPlan:
-    """Per positive: one hard negative from BM25's top 30 and one random document."""
-    return PairPlan(positives=8, negatives_per_positive=1, negative_depth=30, random_negatives_per_positive=1,
-                    seed=seed)
+plan = judged_plan  # per positive: one hard negative from BM25's top 30 and one random document
 
 
 def _excluded(name: str, qrels) -> dict:
@@ -106,23 +101,6 @@ def _training_pairs(collections: dict, train_on: list[str], seed: int) -> list:
         pairs += build_pairs(queries, docs, c.qrels, {q: candidates.ids(q) for q in candidates},
                              plan(seed), exclude=_excluded(name, c.qrels), prefix=f"{name}:")
     return pairs
-
-
-def _trained_model(ctx, held: str, pairs: list, config: TrainingConfig) -> tuple[Path, dict]:
-    """The fold's model folder and its training record, from the cache when its weights match."""
-    key = sha256_text(json.dumps({"config": config.__dict__, "pairs": [(p.query_id, p.doc_id, p.label) for p in pairs]},
-                                 sort_keys=True, default=str))[:16]
-    folder = cache_dir() / "cross-encoders" / f"heldout-{held}-{key}"
-    record_path = folder.with_suffix(".json")
-    if not ctx.args.retrain and record_path.exists():
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-        if cached_weights_match(folder, record["weights_sha256"]):
-            say(f"trained_rerankers: {held}: cached model {folder.name} (weights sha256 matches)")
-            return folder, {**record, "reused": True}
-    with ctx.phase(f"train (held out: {held})"):
-        record = train_cross_encoder(pairs, config, folder)
-    atomic_write_json(record_path, record)
-    return folder, {**record, "reused": False}
 
 
 def _evaluate(ctx, c, reader: MemoReader) -> tuple[dict, dict]:
@@ -193,9 +171,9 @@ def train_and_read(ctx, collections: dict, held: str, config: TrainingConfig) ->
     the reader, its training pairs and the runs kept for the extras."""
     train_on = [n for n in COLLECTIONS if n != held]
     pairs = _training_pairs(collections, train_on, ctx.seed)
-    folder, record = _trained_model(ctx, held, pairs, config)
+    folder, record = trained_model(ctx, held, pairs, config)
     reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32))
-    load_before = wait_for_quiet(extras.QUIET_LOAD, extras.QUIET_WAIT_S)  # the previous fold's threads
+    load_before = wait_for_quiet(QUIET_LOAD, QUIET_WAIT_S)  # the previous fold's threads
     stages, kept = _evaluate(ctx, collections[held], reader)
     load_after = load_average()
     seconds, scored = reader.seconds, reader.pairs_scored
@@ -220,7 +198,7 @@ def parameters(ctx, folds: list[str]) -> dict:
             "separability_pairs": extras.SEPARABILITY_PAIRS, "reader_input_n": extras.INPUT_N,
             "latency": {"ns": list(extras.LATENCY_NS), "lengths": list(extras.LATENCY_LENGTHS),
                         "questions": extras.LATENCY_QUESTIONS, "repeat": extras.LATENCY_REPEAT,
-                        "quiet_load": extras.QUIET_LOAD, "max_load": extras.MAX_LOAD}}
+                        "quiet_load": QUIET_LOAD, "max_load": MAX_LOAD}}
 
 
 def provenance(ctx, collections: dict, folds: list[str]) -> dict:

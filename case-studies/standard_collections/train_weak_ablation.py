@@ -28,6 +28,9 @@ from pathlib import Path
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
+from gabarito.measure.readings import holm_over
+from gabarito.retrieval.rerank.recipe import FILTER_MODEL, weak_plan
+from gabarito.study.readers import trained_model, training_arguments, training_config
 from gabarito.study.runner import say, variant_main
 from studies.standard_collections import train_rerankers as judged
 from studies.standard_collections import train_weak_rerankers as weak
@@ -45,7 +48,7 @@ def add_arguments(ap):
     ap.add_argument("--folds", default="medline", help="collections, comma separated")
     ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
                     help=f"encoder/loss pairs, comma separated ({', '.join(CONFIGS)})")
-    weak.training_arguments(ap)
+    training_arguments(ap)
     ap.set_defaults(steps=100, time_limit=2400.0)
 
 
@@ -61,8 +64,8 @@ def configs_of(text: str) -> list[str]:
 def run_cell(ctx, c, name: str, pairs: list) -> dict:
     """One configuration on one collection: train (or reuse), re-read BM25's top N, AUC."""
     backbone, loss = name.split("/")
-    config = weak.training_config(ctx, len(pairs), base_model=BACKBONES[backbone], loss=loss)
-    folder, record = judged._trained_model(ctx, f"{c.name}-weak-{backbone}-{loss}", pairs, config)
+    config = training_config(ctx, len(pairs), base_model=BACKBONES[backbone], loss=loss)
+    folder, record = trained_model(ctx, f"{c.name}-weak-{backbone}-{loss}", pairs, config)
     reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32,
                                              device=ctx.args.device))
     stages, _ = weak.evaluate_fold(ctx, c, reader, stages=STAGE, ns=(N,))
@@ -76,7 +79,7 @@ def run_cell(ctx, c, name: str, pairs: list) -> dict:
 
 def primary(cells: dict) -> dict:
     """RRF@N against BM25 per configuration, Holm over the collections of that configuration."""
-    return {name: weak.holm_over({c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == f"rrf@{N}")
+    return {name: holm_over({c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == f"rrf@{N}")
                                   for c in cells.values() if c["config"] == name})
             for name in sorted({c["config"] for c in cells.values()})}
 
@@ -88,7 +91,7 @@ def run(ctx) -> dict:
     folds = [f.strip() for f in a.folds.split(",") if f.strip()]
     names = configs_of(a.configs)
     collections = judged.load_collections(ctx)
-    encoder = load_encoder(weak.FILTER_MODEL, device=a.device)
+    encoder = load_encoder(FILTER_MODEL, device=a.device)
     cells, counts = {}, {}
     for held in folds:
         with ctx.phase(f"pseudo-queries ({held})"):
@@ -97,7 +100,7 @@ def run(ctx) -> dict:
             cells[f"{held}/{name}"] = run_cell(ctx, collections[held], name, pairs)
     parameters = {"folds": folds, "configs": names, "backbones": BACKBONES, "n": N, "first_stage": STAGE,
                   "measures": list(weak.MEASURES), "pseudo_limit": weak.PSEUDO_LIMIT,
-                  "pair_plan": weak.plan(ctx.seed).__dict__, "filter_model": weak.FILTER_MODEL, "steps": a.steps,
+                  "pair_plan": weak_plan(ctx.seed).__dict__, "filter_model": FILTER_MODEL, "steps": a.steps,
                   "time_limit_s": a.time_limit, "max_length": a.max_length, "learning_rate": a.lr,
                   "head_learning_rate": a.head_lr}
     corpus = {n: {"n_docs": len(collections[n].documents), "n_judged_queries": len(collections[n].judged_queries())}

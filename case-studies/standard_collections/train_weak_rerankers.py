@@ -26,22 +26,22 @@ documents) sits beside BM25's own AUC on the same pairs.
 
 from __future__ import annotations
 
-import math
 import random
 from pathlib import Path
 
 from gabarito.hashing import sha256_file
 from gabarito.core.runs import Run
-from gabarito.measure import stats
 from gabarito.measure.score import score_runs
-from gabarito.measure.readings import GRID, lift_difference, reading_variants
+from gabarito.measure.readings import GRID, HOWS, PRIMARY, lift_difference, primary_holm, reading_variants
 from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
-from gabarito.retrieval.rerank.training import PairPlan, TrainingConfig, separability
+from gabarito.retrieval.rerank.recipe import FILTER_MODEL, NEGATIVE_DEPTH, weak_plan as plan
+from gabarito.retrieval.rerank.training import pair_scores, separability
 from gabarito.retrieval.rerank.weak import pseudo_queries, weak_pairs
+from gabarito.study.readers import trained_model, training_arguments, training_config
 from gabarito.study.runner import say, variant_main
 from studies.standard_collections import reranker_extras as extras
 from studies.standard_collections import train_rerankers as judged
@@ -52,37 +52,14 @@ FOLDS = judged.COLLECTIONS
 RECIPES = ("weak", "weak+judged")
 FIRST_STAGES = {"bm25": "bm25_arcadedb_english", "dense": "dense_mpnet"}
 NS = (10, 20, 50, 100)
-HOWS = ("replace", "rrf", "convex")
-PRIMARY = ("rrf", 20)
 MEASURES = ("nDCG@10", "RR@10", "AP@100")
 PSEUDO_LIMIT = 1000
-NEGATIVE_DEPTH = 30
-FILTER_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 def add_arguments(ap):
     ap.add_argument("--folds", default=",".join(FOLDS), help="collections, comma separated")
     ap.add_argument("--recipes", default=",".join(RECIPES), help=f"training recipes, comma separated ({', '.join(RECIPES)})")
     training_arguments(ap)
-
-
-def training_arguments(ap):
-    """The options of a reader trained by weak supervision (shared with the flagship's concept reader)."""
-    ap.add_argument("--steps", type=int, default=250, help="training steps per reader (batch 16); at most "
-                                                          "three passes over the pairs")
-    ap.add_argument("--time-limit", type=float, default=1500.0, help="wall-clock guard per reader, seconds")
-    ap.add_argument("--lr", type=float, default=5e-5, help="encoder's peak learning rate")
-    ap.add_argument("--head-lr", type=float, default=1e-3, help="the new head's peak learning rate")
-    ap.add_argument("--max-length", type=int, default=128, help="tokens per (query, text) pair")
-    ap.add_argument("--base-model", default="sentence-transformers/all-MiniLM-L6-v2", help="the encoder's weights")
-    ap.add_argument("--loss", default="bce", choices=("bce", "grouped"), help="pointwise BCE or grouped loss")
-    ap.add_argument("--device", default=None, help="auto, cpu or cuda (default: the CPU)")
-    ap.add_argument("--retrain", action="store_true", help="train again even when a cached model matches")
-
-
-def plan(seed: int) -> PairPlan:
-    return PairPlan(positives=1, negatives_per_positive=1, negative_depth=NEGATIVE_DEPTH,
-                    random_negatives_per_positive=1, seed=seed)
 
 
 def weak_training_pairs(c, seed: int, encoder) -> tuple[list, dict]:
@@ -96,15 +73,6 @@ def weak_training_pairs(c, seed: int, encoder) -> tuple[list, dict]:
     return pairs, {**counts, "documents": found["counts"],
                    "examples": [{"pseudo_query": p.query, "source": p.source, "doc_id": p.doc_id}
                                 for p in found["pseudo"][:3]]}
-
-
-def training_config(ctx, n_pairs: int, *, base_model: str | None = None, loss: str | None = None) -> TrainingConfig:
-    """The reader's training run from the options (``base_model`` and ``loss`` override them)."""
-    a = ctx.args
-    steps = min(a.steps, 3 * math.ceil(n_pairs / 16))
-    return TrainingConfig(base_model=base_model or a.base_model, max_steps=steps, seed=ctx.seed,
-                          max_length=a.max_length, learning_rate=a.lr, head_learning_rate=a.head_lr,
-                          time_limit_s=a.time_limit, loss=loss or a.loss)
 
 
 def evaluate_fold(ctx, c, reader, stages: dict | None = None, ns: tuple = NS) -> tuple[dict, dict]:
@@ -138,7 +106,7 @@ def auc_beside_bm25(ctx, c, reader) -> dict:
     sample = random.Random(f"{ctx.seed}:auc").sample(pairs, min(extras.SEPARABILITY_PAIRS, len(pairs)))
     bm25 = BM25({f"{c.name}:{d.id}": d.text for d in c.documents})
     bm25_scores = bm25.score_pairs([(p.query, p.doc_id) for p in sample])
-    return {"pairs": len(sample), "reader": separability(sample, extras._scores(reader, sample)),
+    return {"pairs": len(sample), "reader": separability(sample, pair_scores(reader, sample)),
             "bm25": separability(sample, bm25_scores)}
 
 
@@ -157,7 +125,7 @@ def run_fold(ctx, collections: dict, held: str, recipe: str, encoder) -> dict:
     if recipe == "weak+judged":
         pairs = pairs + judged._training_pairs(collections, [n for n in FOLDS if n != held], ctx.seed)
     config = training_config(ctx, len(pairs))
-    folder, record = judged._trained_model(ctx, f"{held}-{recipe}", pairs, config)
+    folder, record = trained_model(ctx, f"{held}-{recipe}", pairs, config)
     reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32,
                                              device=ctx.args.device))
     stages, per_query = evaluate_fold(ctx, c, reader)
@@ -168,27 +136,6 @@ def run_fold(ctx, collections: dict, held: str, recipe: str, encoder) -> dict:
             "first_stages": stages, "auc": auc, "per_query_nDCG@10": per_query,
             "lesson": lesson(per_query, ctx.seed, ctx.resamples),
             "cost": {"pairs_read": reader.pairs_scored, "seconds": round(reader.seconds, 1)}}
-
-
-def holm_over(rows: dict) -> dict:
-    """``{name: test row}`` (rows of ``compare_methods``) as ``{name: {diff, ci, p, p_holm}}``, the
-    randomization p-values Holm-corrected over these rows."""
-    p_holm = stats.holm({k: r["p_randomization"] for k, r in rows.items()})
-    return {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"],
-                "p_holm": p_holm[k]} for k, r in rows.items()}
-
-
-def primary_holm(results: dict) -> dict:
-    """The declared primary comparison across collections, Holm-corrected, per recipe."""
-    how, n = PRIMARY
-    out = {}
-    for recipe in sorted({r["recipe"] for r in results.values()}):
-        fuse = holm_over({k: next(t for t in r["first_stages"]["bm25"]["tests_nDCG@10"] if t["a"] == f"{how}@{n}")
-                          for k, r in results.items() if r["recipe"] == recipe})
-        lesson = holm_over({k: r["lesson"] for k, r in results.items() if r["recipe"] == recipe})
-        out[recipe] = {k: {**fuse[k], "lesson_diff": lesson[k]["diff"], "lesson_ci": lesson[k]["ci"],
-                           "lesson_p_holm": lesson[k]["p_holm"]} for k in fuse}
-    return out
 
 
 def run(ctx) -> dict:

@@ -17,7 +17,7 @@ from gabarito.measure.metrics import evaluate
 from gabarito.retrieval.pipeline import SecondReading, fuse_reading
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank.recipe import Source, per_positive
-from gabarito.retrieval.rerank.training import Pair, build_pairs, separability
+from gabarito.retrieval.rerank.training import build_pairs, pair_scores, separability
 
 
 def validation(sources: Sequence[Source], *, n: int = 20, seed: int = 0, measure: str = "nDCG@10",
@@ -48,22 +48,10 @@ def validation(sources: Sequence[Source], *, n: int = 20, seed: int = 0, measure
             for k, values in per_question(runs, qrels).items():
                 pooled[k] += values
         pairs = [p for chunk in fixed for p in chunk]
-        scores = _pair_scores(reader, pairs)
+        scores = pair_scores(reader, pairs)
         means = {k: sum(v) / len(v) for k, v in pooled.items()}
         return {"select": means["rrf"], f"{measure} rrf@{n}": means["rrf"], f"{measure} replace@{n}": means["replace"],
                 f"{measure} first stage": means["first"], "questions": len(pooled["rrf"]),
                 "auc": separability(pairs, scores)["auc"]}
 
     return validate
-
-
-def _pair_scores(reader, pairs: Sequence[Pair]) -> list[float]:
-    """The reader's score of each pair, reading each question's texts in one call."""
-    by_query: dict[str, list[int]] = {}
-    for i, p in enumerate(pairs):
-        by_query.setdefault(p.query, []).append(i)
-    out = [0.0] * len(pairs)
-    for query, idx in by_query.items():
-        for i, s in zip(idx, reader.score(query, [pairs[i].text for i in idx])):
-            out[i] = float(s)
-    return out

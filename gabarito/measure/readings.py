@@ -19,6 +19,9 @@ from gabarito.retrieval.pipeline import SecondReading, fuse_reading
 from gabarito.retrieval.protocol import Queries
 
 GRID = tuple(round(0.1 * i, 1) for i in range(11))
+#: The ways a reading is fused with its first stage, and the declared primary one (RRF over the top 20).
+HOWS = ("replace", "rrf", "convex")
+PRIMARY = ("rrf", 20)
 
 
 def reading_variants(first: Run, queries: Queries, texts: Mapping[str, str], reader, qrels: Mapping,
@@ -50,3 +53,28 @@ def lift_difference(before_a: Mapping[str, float], after_a: Mapping[str, float],
     lift_a = {q: after_a[q] - before_a[q] for q in common}
     lift_b = {q: after_b[q] - before_b[q] for q in common}
     return stats.compare_methods({names[0]: lift_a, names[1]: lift_b}, n_resamples=resamples, seed=seed)[0]
+
+
+def holm_over(rows: Mapping[str, Mapping]) -> dict:
+    """``{name: test row}`` (rows of ``compare_methods``) as ``{name: {diff, ci, p, p_holm}}``, the
+    randomization p-values Holm-corrected over these rows (the family is exactly ``rows``)."""
+    p_holm = stats.holm({k: r["p_randomization"] for k, r in rows.items()})
+    return {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"],
+                "p_holm": p_holm[k]} for k, r in rows.items()}
+
+
+def primary_holm(results: Mapping[str, Mapping], primary: tuple[str, int] = PRIMARY) -> dict:
+    """The primary reading against BM25 across folds, Holm-corrected per recipe, beside the lesson
+    (its lift over BM25 minus its lift over the dense first stage), also Holm-corrected.
+
+    ``results`` maps a fold to its record: ``recipe``, ``first_stages.bm25.tests_nDCG@10`` (rows
+    of :func:`gabarito.measure.tuning.against_baseline`) and ``lesson`` (a row of :func:`lift_difference`)."""
+    how, n = primary
+    out = {}
+    for recipe in sorted({r["recipe"] for r in results.values()}):
+        fuse = holm_over({k: next(t for t in r["first_stages"]["bm25"]["tests_nDCG@10"] if t["a"] == f"{how}@{n}")
+                          for k, r in results.items() if r["recipe"] == recipe})
+        lesson = holm_over({k: r["lesson"] for k, r in results.items() if r["recipe"] == recipe})
+        out[recipe] = {k: {**fuse[k], "lesson_diff": lesson[k]["diff"], "lesson_ci": lesson[k]["ci"],
+                           "lesson_p_holm": lesson[k]["p_holm"]} for k in fuse}
+    return out

@@ -21,6 +21,14 @@ from gabarito.errors import GabaritoError
 from gabarito.measure.scaling import throughput
 
 
+#: The quiet-machine rule, once for every study: a timing is valid only when the one-minute load
+#: average was at most ``MAX_LOAD`` (2 cores: about one busy core besides the measurement); a
+#: measurement waits up to ``QUIET_WAIT_S`` seconds for the load to fall to ``QUIET_LOAD`` first.
+MAX_LOAD = 1.0
+QUIET_LOAD = 0.5
+QUIET_WAIT_S = 300.0
+
+
 def summarize(samples_ms: Sequence[float]) -> dict[str, float]:
     """``{"n", "mean", "median", "p95", "min", "max"}`` of latency samples in milliseconds."""
     x = np.asarray(samples_ms, dtype=float)

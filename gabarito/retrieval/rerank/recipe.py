@@ -24,7 +24,22 @@ from gabarito.errors import GabaritoError
 from gabarito.retrieval.rerank.training import POSITIVE, Pair, PairPlan, build_pairs
 from gabarito.retrieval.rerank.weak import PseudoQuery, weak_pairs
 
+#: How deep in the first stage's ranking a hard negative is drawn from (every recipe here).
 NEGATIVE_DEPTH = 30
+#: The bi-encoder that filters false negatives from weakly supervised pairs.
+FILTER_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def judged_plan(seed: int) -> PairPlan:
+    """Judged pairs: up to 8 positives per question, one hard and one random negative per positive."""
+    return PairPlan(positives=8, negatives_per_positive=1, negative_depth=NEGATIVE_DEPTH,
+                    random_negatives_per_positive=1, seed=seed)
+
+
+def weak_plan(seed: int) -> PairPlan:
+    """Pseudo-query pairs: the one positive, one hard and one random negative."""
+    return PairPlan(positives=1, negatives_per_positive=1, negative_depth=NEGATIVE_DEPTH,
+                    random_negatives_per_positive=1, seed=seed)
 
 
 def per_positive(seed: int, *, positives: int = 1_000_000) -> PairPlan:
@@ -107,9 +122,7 @@ class EpochGroups:
         return _groups(pairs)
 
     def _pseudo(self, s: PseudoSource, epoch: int) -> list[list[Pair]]:
-        plan = PairPlan(positives=1, negatives_per_positive=1, negative_depth=NEGATIVE_DEPTH,
-                        random_negatives_per_positive=1, seed=self.seed + epoch)
-        pairs, _ = weak_pairs(s.pseudo, s.texts, s.candidates, plan, prefix=f"{s.name}:")
+        pairs, _ = weak_pairs(s.pseudo, s.texts, s.candidates, weak_plan(self.seed + epoch), prefix=f"{s.name}:")
         return _groups(pairs)
 
     def __call__(self, epoch: int) -> list[list[Pair]]:

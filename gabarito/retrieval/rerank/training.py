@@ -344,6 +344,18 @@ def trained_reader_folder(name: str, results: str | Path) -> Path:
                      note("error.trained_reader_missing", reader=folder.name), path=results)
 
 
+def pair_scores(reader, pairs: Sequence[Pair]) -> list[float]:
+    """The reader's score of every pair, asking once per query (the scores keep the pairs' order)."""
+    by_query: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        by_query.setdefault(p.query, []).append(i)
+    out = [0.0] * len(pairs)
+    for query, idx in by_query.items():
+        for i, s in zip(idx, reader.score(query, [pairs[i].text for i in idx])):
+            out[i] = float(s)
+    return out
+
+
 def separability(pairs: Sequence[Pair], scores: Sequence[float]) -> dict:
     """Did the reader learn to tell the kinds of pairs apart? For each kind of pair, its count and
     the mean and standard deviation of the reader's scores; for each kind of negative, the AUC of
