@@ -18,15 +18,14 @@ the dense model reads, which judged question sets it is scored on, and how its v
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.hashing import sha256_bytes, sha256_file, sha256_text
-from gabarito.inputs.collections import load_collection
+from gabarito.hashing import sha256_bytes, sha256_file
+from gabarito.inputs.collections.registry import content_sha256, load_frozen
 from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
 from gabarito.inputs.datasets import dataset_file
 from gabarito.inputs.gold import load_gold
@@ -102,25 +101,16 @@ def load_flagship(ctx, limit: int | None = None) -> Corpus:
                   sets, gold_files, Queries(ids, [texts[i] for i in ids]), record, parts)
 
 
-def corpus_sha256(documents) -> str:
-    """Content hash of the documents as indexed: one JSON ``[id, text]`` line each, in order
-    (the same hash the classic-collections study records)."""
-    return sha256_text("".join(json.dumps([d.id, d.text], ensure_ascii=False) + "\n" for d in documents))
-
-
 def load_classic(ctx, name: str, limit: int | None = None) -> Corpus:
     """A classic collection, once its judgments are known to equal the frozen qrels file."""
     rel = f"../standard_collections/qrels/{name}.txt"
     if rel not in ctx.gold_sha256:
         raise GabaritoError(f"{rel} is not frozen in a manifest of study.json", path=ctx.spec.dir / "study.json")
-    frozen = Qrels.from_trec(ctx.spec.dir / rel)
-    c = load_collection(name, mirror=ctx.mirror())
-    if Qrels(c.qrels) != frozen:
-        raise GabaritoError("the collection's judgments differ from the frozen qrels file", path=ctx.spec.dir / rel)
+    c, frozen = load_frozen(name, ctx.spec.dir / rel, mirror=ctx.mirror())
     keep = limited(frozen.judged(), limit)
     qrels = Qrels({q: frozen[q] for q in keep})
     text_of = {q.id: q.query for q in c.queries}
-    sha = corpus_sha256(c.documents)
+    sha = content_sha256(c)
     record = {"name": name, "corpus_sha256": sha, "n_docs": len(c.documents), "n_queries": len(c.queries),
               "n_judged": len(frozen.judged()), "text_fields": c.text_fields, "analyzer": CLASSIC_ANALYZER}
     parts = {"collection": name, "corpus_sha256": sha, "type_name": "Doc", "fields": ["text"],

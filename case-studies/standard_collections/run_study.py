@@ -28,15 +28,15 @@ shared with ``bench_scaling.py``, is kept: see ``embeddings.py``).
 from __future__ import annotations
 
 import inspect
-import json
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
 
 from gabarito.errors import GabaritoError
-from gabarito.hashing import sha256_bytes, sha256_file, sha256_text
-from gabarito.inputs.collections import COLLECTIONS, load_collection
+from gabarito.hashing import sha256_bytes, sha256_file
+from gabarito.inputs.collections import COLLECTIONS
+from gabarito.inputs.collections.registry import ORDER, content_sha256, load_frozen
 from gabarito.inputs.datasets import fetch, load_manifest
 from gabarito.measure import metrics
 from gabarito.measure.parity import ARCADEDB_BM25_B, ARCADEDB_BM25_K1, BM25Reference, parity
@@ -54,7 +54,6 @@ from gabarito.retrieval.protocol import Queries, TextRetriever, VectorRetriever
 from gabarito.retrieval.reuse import index_key, open_or_build
 from gabarito.study.runner import say, study_main
 
-ORDER = ("adi", "cranfield", "cisi", "medline", "npl")
 TITLE = "BM25, dense retrieval and RRF on ADI, Cranfield, CISI, MEDLINE and NPL"
 MEASURES = ("nDCG@10", "AP@100", "R@100", "RR@10", "P@10")
 TESTED = ("nDCG@10", "AP@100")
@@ -108,26 +107,16 @@ def qrels_file(name: str) -> str:
 
 def load_checked(ctx, name: str):
     """The collection, once its judgments are known to be the frozen ``qrels/<name>.txt``."""
-    c = load_collection(name, mirror=ctx.mirror())
     rel = qrels_file(name)
     if rel not in ctx.gold_sha256:
         raise GabaritoError(f"{rel} is not frozen in gold.lock.json", path=ctx.spec.dir / "gold.lock.json")
-    if Qrels(c.qrels).to_trec() != (ctx.spec.dir / rel).read_text(encoding="utf-8"):
-        raise GabaritoError("the qrels read from the collection differ from the frozen file: review the "
-                            "change, rewrite the file and freeze it again", path=ctx.spec.dir / rel)
-    return c
-
-
-def corpus_sha256(collection) -> str:
-    """Content hash of the documents as indexed: one JSON ``[id, text]`` line each, in order."""
-    return sha256_text("".join(json.dumps([d.id, d.text], ensure_ascii=False) + "\n"
-                               for d in collection.documents))
+    return load_frozen(name, ctx.spec.dir / rel, mirror=ctx.mirror())[0]
 
 
 def corpus_record(c, mirror, vectors_sha: str) -> dict:
     folder = fetch(c.name, mirror=mirror)
     return {"name": c.name, "files_sha256": {f: sha256_file(folder / f) for f in load_manifest()[c.name]["files"]},
-            "corpus_sha256": corpus_sha256(c), "n_docs": len(c.documents), "n_queries": len(c.queries),
+            "corpus_sha256": content_sha256(c), "n_docs": len(c.documents), "n_queries": len(c.queries),
             "text_fields": c.text_fields, "mpnet_vectors_sha256": vectors_sha}
 
 

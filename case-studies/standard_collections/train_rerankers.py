@@ -42,6 +42,7 @@ from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.retrieval.rerank.training import TrainingConfig, build_pairs
+from gabarito.inputs.collections.registry import ORDER
 from gabarito.retrieval.rerank.recipe import judged_plan
 from gabarito.study.readers import trained_model
 from gabarito.study.runner import say, variant_main
@@ -50,7 +51,7 @@ from studies.standard_collections.run_study import load_checked
 
 HERE = Path(__file__).resolve().parent
 
-COLLECTIONS = ("adi", "cranfield", "cisi", "medline", "npl")
+COLLECTIONS = ORDER  # the registry's classic collections, in the book's order
 FOLDS = ("cranfield", "npl", "cisi")
 NEGATIVES_FROM = "bm25_arcadedb_english"
 FIRST_STAGES = {"bm25": "bm25_arcadedb_english", "dense": "dense_mpnet", "rrf": "rrf_mpnet"}

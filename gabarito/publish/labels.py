@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from gabarito.errors import GabaritoError
+from gabarito.inputs.collections import registry
 from gabarito.publish import catalog
 from gabarito.publish.formatting import Html
 from gabarito.publish.grammar import Name, contract
@@ -107,8 +108,7 @@ TERMS = {
                "full": "só respostas completas (nota 2)"},
     "identity_cause": {"input_ties": "empates nas listas de entrada", "float32": "arredondamento em 32 bits",
                        "unexplained": "sem explicação"},
-    "collection": {k: Name(v, "f") for k, v in  # a coleção ADI, na Cranfield
-                   {"adi": "ADI", "cranfield": "Cranfield", "cisi": "CISI", "medline": "MEDLINE", "npl": "NPL"}.items()},
+    "collection": {c.name: Name(c.display, "f") for c in registry.CLASSIC},  # a coleção ADI, na Cranfield
     "setting": {"method": "método", "engine": "motor", "segmentation": "recorte", "model": "modelo",
                 "analyzer": "analisador", "prefix_title": "título na frente", "k": "profundidade",
                 "chunk_depth": "trechos buscados", "depth": "documentos por lista ordenada",
