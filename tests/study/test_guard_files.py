@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,11 +81,19 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def edit_first_value(path: Path) -> None:
+    """Change the first recorded ``"value": 0.x`` of a file (0,519 -> 0,919 in the issue's case)."""
+    text = path.read_text(encoding="utf-8")
+    edited = re.sub(r'"value": 0\.(\d)', lambda m: f'"value": 0.{(int(m[1]) + 4) % 10}', text, count=1)
+    assert edited != text, f"no recorded value in {path}"
+    path.write_text(edited, encoding="utf-8")
+
+
 def test_f1_an_edited_number_in_the_run_log_is_refused_by_site_report_and_studies(project):
     """F1: 0,519 -> 0,919 in the help center's run log was published by site and report (exit 0) and
     studies said `helpcenter current`."""
     log = project / "case-studies" / "helpcenter" / "runs" / "log.jsonl"
-    edit(log, '"value": 0.5192307692307693', '"value": 0.9192307692307693')
+    edit_first_value(log)
     site_and_report_refuse(project, "helpcenter/runs/log.jsonl", "modified after its run")
     assert "runs/log.jsonl: modified after its run" in studies_line(project, "helpcenter")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -91,14 +92,20 @@ def _gabarito(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+def _first_value_edited(text: str) -> str:
+    """The first recorded ``"value": 0.x`` changed (0,519 -> 0,919 in the issue's case)."""
+    edited = re.sub(r'"value": 0\.(\d)', lambda m: f'"value": 0.{(int(m[1]) + 4) % 10}', text, count=1)
+    assert edited != text, "no recorded value in the help-center results"
+    return edited
+
+
 @pytest.mark.integration
 def test_gabarito_site_refuses_a_hand_edited_results_file(tmp_path):
     """The issue's case: one MRR of the help-center results changed from 0.5192… to 0.9192…."""
     root = copy_project(tmp_path / "proj")
     results = root / "case-studies" / "helpcenter" / "results.json"
     text = results.read_text(encoding="utf-8")
-    edited = text.replace('"value": 0.5192307692307693', '"value": 0.9192307692307693', 1)
-    assert edited != text, "the number the issue edited is no longer in the help-center results"
+    edited = _first_value_edited(text)
     results.write_text(edited, encoding="utf-8")
     done = _gabarito("site", "--root", str(root), "--renderer", "smalldocs", "--no-execute", cwd=root)
     assert done.returncode == 2, done.stderr
@@ -115,8 +122,7 @@ def test_gabarito_report_refuses_and_studies_shows_a_hand_edited_results_file(tm
     root = copy_project(tmp_path / "proj")
     shutil.copytree(REPO / "gabarito", root / "gabarito", ignore=shutil.ignore_patterns("__pycache__"))
     results = root / "case-studies" / "helpcenter" / "results.json"
-    results.write_text(results.read_text(encoding="utf-8").replace(
-        '"value": 0.5192307692307693', '"value": 0.9192307692307693', 1), encoding="utf-8")
+    results.write_text(_first_value_edited(results.read_text(encoding="utf-8")), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(root)}
     report = subprocess.run([sys.executable, "-m", "gabarito.cli", "report"], cwd=root, env=env,
                             capture_output=True, text=True, timeout=300)

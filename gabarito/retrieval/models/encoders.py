@@ -117,8 +117,9 @@ class Encoder(HasWeights):
     def provenance(self) -> dict:
         from gabarito.retrieval.models.onnx_backend import provenance
 
+        engine = {"engine": self.engine} if getattr(self, "engine", None) else {}
         return {"model_id": self.model_id, "origin": self.source.origin, "dim": self.dim,
-                "weights_sha256": self.weights_sha256, "device": self.device,
+                "weights_sha256": self.weights_sha256, "device": self.device, **engine,
                 **provenance(self.onnx, self.equivalence)}
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:
