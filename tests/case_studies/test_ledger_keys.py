@@ -77,7 +77,8 @@ def test_no_fusion_timing_is_offered_unless_valid():
         assert r["valid"] and resolve(results, r["key"]) == r["ratio_python_over_native"]["median"]
     fake = {"provenance": {"parameters": {"corpora": ["a"], "depth": 10}},
             "corpora": {"a": {"latency_ms": {"10": {"valid": True, "ratio_python_over_native": {"median": 1.5}},
-                                             "100": {"valid": False, "ratio_python_over_native": {"median": 9.0}}}}}}
+                                             "100": {"valid": False, "ratio_python_over_native": {"median": 9.0},
+                                                      "peak_load_1min": 3.0, "max_load": 1.0, "cpu_count": 2}}}}}
     assert [r["key"] for r in fusion.ratio_range(fake)] == [["corpora", "a", "latency_ms", "10",
                                                              "ratio_python_over_native", "median"]] * 2
 
