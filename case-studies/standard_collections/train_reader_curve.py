@@ -174,7 +174,7 @@ def primary(folds: dict) -> dict:
     for loss in sorted({f["loss"] for f in folds.values()}):
         rows = {k: next(t for t in f["held_out"]["tests_nDCG@10"] if t["a"] == key)
                 for k, f in folds.items() if f["loss"] == loss}
-        out[loss] = {**holm_over(rows), "family": sorted(rows), "comparison": f"{key} vs bm25, nDCG@10"}
+        out[loss] = {"tests": holm_over(rows), "family": sorted(rows), "comparison": f"{key} vs bm25, nDCG@10"}
     return out
 
 
