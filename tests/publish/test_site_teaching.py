@@ -56,7 +56,7 @@ def test_site_refuses_code_shown_outside_the_sections_that_teach(tmp_path):
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     errors = [ln for ln in lines if not ln.startswith("site: ")]  # the build's progress lines aside
     assert errors == lines[-1:] and "Traceback" not in proc.stderr, proc.stderr
-    assert re.fullmatch(rf"error: notebooks/benchmark_rrf\.ipynb: cell {len(cells) - 1} shows its code under "
+    assert re.fullmatch(rf"gabarito: error: notebooks/benchmark_rrf\.ipynb: cell {len(cells) - 1} shows its code under "
                         r"'Resultados': code shows only in the sections that teach \(Instale e rode, O mecanismo "
                         r"mínimo, Reproduzir\); drop its echo/code-fold option", errors[0]), errors[0]
     assert not (root / "site").exists()
