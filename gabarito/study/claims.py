@@ -242,7 +242,8 @@ def groups(results: Mapping, fam: Family) -> list[Group]:
                 continue
             name = f"{rest}/{name}" if isinstance(node, list) and rest else name
             gkey = split + ((row["measure"],) if "measure" in row else ())
-            out.setdefault(gkey, Group(gkey)).members[name] = row
+            members = out.setdefault(gkey, Group(gkey)).members
+            members[name if name not in members else f"{name}#{len(members)}"] = row  # every row counts
     if not found:
         raise GabaritoError(f"family {fam.name!r}: nothing at {'/'.join(fam.at)}")
     return list(out.values())
