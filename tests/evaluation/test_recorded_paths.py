@@ -58,8 +58,8 @@ def machine_folders(project: Path) -> tuple[str, ...]:
 
 
 def test_relative_paths_are_recorded_as_typed(project):
-    record = evaluate(project, "docs", "./evaluation.json", "runs/rel")
-    assert (record["documents_path"], record["evaluation_path"]) == ("docs", "./evaluation.json")
+    record = evaluate(project, "docs", "evaluation.json", "runs/rel")
+    assert (record["documents_path"], record["evaluation_path"]) == ("docs", "evaluation.json")
     for written in [*(project / "runs" / "rel").iterdir(), project / "runs" / "log.jsonl"]:
         text = written.read_text(encoding="utf-8-sig")
         assert not any(folder in text for folder in machine_folders(project)), written.name
