@@ -43,8 +43,10 @@ KNOWN_LOCK = HERE / "adjudication_known.lock.json"
 
 
 def packets() -> list[Path]:
-    """The packets of the first round (01-20); packet 21 is adjudicated apart (``--known``)."""
-    return sorted(p for p in (HERE / "packets").glob("packet_*.json") if p.name != KNOWN)
+    """The packets of the first round (01-20), those ``pools.lock.json`` froze; packet 21 is
+    adjudicated apart (``--known``), and the blind regrade's packet 22 has no adjudicator."""
+    frozen = json.loads((HERE / "pools.lock.json").read_text(encoding="utf-8"))["files"]
+    return sorted(HERE / rel for rel in frozen if rel.startswith("packets/packet_"))
 
 
 def packet_pairs(path: Path) -> list[dict]:
