@@ -118,7 +118,7 @@ PROSE_RULES = {
     "minus": re.compile(r"(?:(?<=^)|(?<=[\s(\[;:=/]))-(?=\d)"),
     "interval": re.compile(
         rf"\[\s*{_NUMBER}\s*;\s*{_NUMBER}\s*\]"  # [0,1; 0,2]
-        r"|IC\s*95\s*%\s*(?:\[|\(|de\s+[−+-]?\d)"  # IC 95% [..], IC 95% (..), IC 95% de ..
+        r"|IC\s*95\s*%\s*(?:\[|\(\s*[−+-]?\d|de\s+[−+-]?\d)"  # IC 95% [..], IC 95% (0,1 ..), IC 95% de ..
         rf"|\(\s*{_NUMBER}\s+a\s+{_NUMBER}\s*\)"),  # (76,2% a 100,0%)
     "p": re.compile(r"(?<![\w@])p\s+(?=\d)"),
     # a bare 0 counting something: "melhora 0 e piora", "0 das 40", "0 melhoram", "e 0 com alguma"

@@ -140,7 +140,7 @@ def test_compare_writes_the_comparison_page(runs, tmp_path):
     for m in ("nDCG@10", "hit@1"):
         c = dataclasses.replace(report.compare("#2", "#1", m), p_holm=family[m])
         assert f"{verdicts.change_word(c)} em relação à referência em" in page
-        assert f"Holm {verdicts.p_text(c.p_holm)}" in page and fmt.ci(c.ci) in page
+        assert f"Holm {verdicts.p_text(c.p_holm)}" in page and fmt.ci(c.ci, bare=True) in page  # beside Holm: "não ajustado"
     changed = findings.changed_questions(records[0], records[1])
     assert changed and page.count("o esperado mudou de posição</td>") == sum(c["change"] == "moved" for c in changed)
     settings = page.split('id="configuracoes"')[1].split("</table>")[0]
