@@ -27,7 +27,7 @@ from pathlib import Path
 
 from gabarito.errors import run_main
 from gabarito.study.integrity import MANIFEST, read_manifest, verify
-from gabarito.study.records import now_iso, stamp_migration, write_measurement
+from gabarito.study.records import write_migrated
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDIES = ROOT / "case-studies"
@@ -89,10 +89,7 @@ def main(argv=None) -> int:
             print(f"{path.relative_to(args.studies)}: {changed} strings")
     if args.check:
         return 0
-    when = now_iso()
-    for path, data in plans:
-        stamp_migration(data, MIGRATION, when)
-        write_measurement(path, data)
+    write_migrated(plans, MIGRATION)
     return 0
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from gabarito.errors import GabaritoError, run_main
 from gabarito.evaluation.runlog import PATH_FIELDS, read_log, recorded_path, warn_damaged
 from gabarito.study.integrity import MANIFEST, RUN_RECORD, folder_problems, read_manifest
-from gabarito.study.records import now_iso, stamp_migration, write_measurement
+from gabarito.study.records import write_migrated
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDIES = ROOT / "case-studies"
@@ -66,6 +66,21 @@ def check_logs(studies: Path, root: Path) -> None:
                                     "run folders", path=log)
 
 
+def planned(studies: Path, root: Path) -> list[tuple[Path, dict]]:
+    """``(run.json, its record with relative input paths)`` for each run folder that needs it; each
+    change printed."""
+    plans = []
+    for folder in run_folders(studies):
+        for path, why in folder_problems(folder):  # only a folder as its run wrote it is migrated
+            raise GabaritoError(why, path=path)
+        record = json.loads((folder / RUN_RECORD).read_text(encoding="utf-8"))
+        changed = relative_fields(record, root, folder / RUN_RECORD)
+        for field, value in changed.items():
+            print(f"{folder.relative_to(studies)}: {field} -> {value}")
+        plans += [(folder / RUN_RECORD, {**record, **changed})] if changed else []
+    return plans
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--studies", type=Path, default=STUDIES)
@@ -73,21 +88,9 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="report what would change, write nothing")
     args = ap.parse_args(argv)
     check_logs(args.studies, args.root)
-    plans = []
-    for folder in run_folders(args.studies):
-        for path, why in folder_problems(folder):  # only a folder as its run wrote it is migrated
-            raise GabaritoError(why, path=path)
-        record = json.loads((folder / RUN_RECORD).read_text(encoding="utf-8"))
-        changed = relative_fields(record, args.root, folder / RUN_RECORD)
-        if changed:
-            plans.append((folder / RUN_RECORD, {**record, **changed}))
-            print(f"{folder.relative_to(args.studies)}: {', '.join(f'{k} -> {v}' for k, v in changed.items())}")
-    if args.check:
-        return 0
-    when = now_iso()
-    for path, data in plans:
-        stamp_migration(data, MIGRATION, when)
-        write_measurement(path, data)
+    plans = planned(args.studies, args.root)
+    if not args.check:
+        write_migrated(plans, MIGRATION)
     return 0
 
 

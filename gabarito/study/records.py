@@ -119,6 +119,15 @@ def stamp_migration(data: dict, what: str, when: str) -> None:
         done.append({"what": what, "date": when})
 
 
+def write_migrated(plans: Iterable[tuple[Path, dict]], what: str) -> None:
+    """Write each ``(path, data)`` a one-off migration ``what`` rewrote: stamped
+    (:func:`stamp_migration`, one date for all) and recorded (:func:`write_measurement`)."""
+    when = now_iso()
+    for path, data in plans:
+        stamp_migration(data, what, when)
+        write_measurement(path, data)
+
+
 def check_results_gold(results_path: str | Path) -> dict[str, str]:
     """Refuse results changed after their run (:func:`gabarito.study.integrity.verify`) and
     results whose recorded gold hashes differ from the gold files beside them."""

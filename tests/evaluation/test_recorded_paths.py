@@ -9,46 +9,14 @@ Until 2026-12-07 a run given absolute paths (as the help center's judged runs we
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
-DOCS = {
-    "refunds": "# Refunds\n\nYou can ask for a refund within thirty days of delivery.\n",
-    "shipping": "# Shipping\n\nShipping is free above fifty dollars; track the parcel by email.\n",
-    "account": "# Account\n\nReset your password from the login page.\n",
-}
-QUESTIONS = [
-    {"id": "q1", "query": "refund within thirty days", "relevantIds": ["refunds"]},
-    {"id": "q2", "query": "track the parcel", "relevantIds": ["shipping"]},
-    {"id": "q3", "query": "reset password", "relevantIds": ["account"]},
-]
-
-
-@pytest.fixture()
-def project(tmp_path) -> Path:
-    """``docs/`` (three Markdown files) and ``evaluation.json`` in a fresh folder."""
-    (tmp_path / "docs").mkdir()
-    for name, text in DOCS.items():
-        (tmp_path / "docs" / f"{name}.md").write_text(text, encoding="utf-8")
-    (tmp_path / "evaluation.json").write_text(json.dumps(QUESTIONS), encoding="utf-8")
-    return tmp_path
-
-
-def gabarito(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GABARITO_CACHE_DIR": str(cwd / "cache")}
-    env.pop("GABARITO_ARCADEDB_URL", None)
-    return subprocess.run([sys.executable, "-m", "gabarito.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+from tests.reliability.test_reliability_cli import evaluate as run_evaluate, gabarito, project  # noqa: F401
 
 
 def evaluate(cwd: Path, documents: str, evaluation: str, out: str) -> dict:
-    """Run ``gabarito evaluate`` in ``cwd``; return the ``run.json`` it wrote under ``out``."""
-    done = gabarito("evaluate", "--documents", documents, "--evaluation", evaluation, "--method", "bm25",
-                    "--engine", "memory", "--log", "runs/log.jsonl", "--out", out, cwd=cwd)
+    """Run ``gabarito evaluate`` (BM25, memory engine) in ``cwd``; return the ``run.json`` it wrote under ``out``."""
+    done = run_evaluate(cwd, "--engine", "memory", "--out", out, documents=documents, evaluation=evaluation)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads((cwd / out / "run.json").read_text(encoding="utf-8"))
 
