@@ -40,6 +40,7 @@ from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.retrieval.rerank.training import LOSSES, Pair, _optimizer, _versions, transformer_folder
 
 STATE, BEST, CURVE, DONE = "state", "best", "curve.json", "done.json"
+HEARTBEAT_STEPS = 50  # a line of progress every this many steps (a long run is never silent)
 
 
 @dataclass(frozen=True)
@@ -271,6 +272,9 @@ def train_resumable(epoch_groups: Callable[[int], Sequence[Sequence[Pair]]], con
             if progress["pairs"] // config.checkpoint_pairs > mark or progress["pairs"] >= config.budget_pairs:
                 _checkpoint(folder, model, tokenizer, progress, validate, config, log)
                 _save_state(folder, model, tokenizer, opt, sched, _with_session(progress, session, t0))
+            if progress["step"] % HEARTBEAT_STEPS == 0:
+                rate = (progress["pairs"] - session["from_pairs"]) / max(time.perf_counter() - t0, 1e-9)
+                log(f"{progress['pairs']:>7} pairs ({rate:.1f} pairs/s this session)")
             if should_stop():
                 status = "interrupted"
                 break
