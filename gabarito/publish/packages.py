@@ -93,6 +93,9 @@ def _source_copy(root: Path, dest: Path) -> None:
             target = dest / f.relative_to(root)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, target)
+            # the modes a checkout under umask 022 has, whatever this tree's umask or tar gave it:
+            # the wheel records them, and two trees of one commit must give the same wheel
+            os.chmod(target, 0o755 if f.stat().st_mode & 0o111 else 0o644)
 
 
 def _commit_time(root: Path) -> str | None:

@@ -129,8 +129,10 @@ def _git_archive(root: Path, source: SourceArchive, dest: Path) -> None:
         carried = Path(tmp) / COMMIT_FILE
         carried.write_text(source.commit + "\n", encoding="utf-8")
         part = dest.with_name(f".{dest.name}.part")
-        run = subprocess.run(["git", "-C", str(root), "archive", "--format=tar.gz", f"--prefix={source.folder}/",
-                              f"--add-file={carried}", "-o", str(part), source.commit],
+        # tar.umask 022: files 0644 and scripts 0755, as a checkout has them (git's default, 002,
+        # would give 0664, and tar run by root keeps the archive's modes)
+        run = subprocess.run(["git", "-C", str(root), "-c", "tar.umask=022", "archive", "--format=tar.gz",
+                              f"--prefix={source.folder}/", f"--add-file={carried}", "-o", str(part), source.commit],
                              capture_output=True, text=True)
         if run.returncode != 0:
             part.unlink(missing_ok=True)

@@ -39,6 +39,12 @@ pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
 
 
+#: Both builds alike: smalldocs, and results computed on a dirty tree published as the project's own
+#: site test publishes them (``real_site``: their pages say so); whether they are current is
+#: ``gabarito studies``' question, asked of the unpacked tree.
+SITE = ("--renderer", "smalldocs", "--allow-dirty")
+
+
 def code_env(tree: Path, tmp: Path, mirror: Path) -> dict:
     """Run ``tree``'s own gabarito and studies with this interpreter, the data from the mirror."""
     shim = tmp / f"shim-{tree.name}"
@@ -98,7 +104,7 @@ def test_the_report_rebuilt_from_its_archive_is_the_projects_own(tmp_path, mirro
                           text=True).stdout.strip() == head
     seed_cache(REPO, clone)
     own = gabarito(clone, code_env(clone, tmp_path, mirror), "site", "--root", str(clone),
-                   "--out", str(tmp_path / "own"), "--renderer", "smalldocs")
+                   "--out", str(tmp_path / "own"), *SITE)
     assert own.returncode == 0, own.stderr[-3000:]
     times["the project's own build (clone of HEAD)"] = time.perf_counter() - t
 
@@ -129,7 +135,7 @@ def test_the_report_rebuilt_from_its_archive_is_the_projects_own(tmp_path, mirro
 
     seed_cache(clone, tree)
     t = time.perf_counter()
-    site = gabarito(tree, env, "site", "--out", str(tmp_path / "from-archive"), "--renderer", "smalldocs")
+    site = gabarito(tree, env, "site", "--out", str(tmp_path / "from-archive"), *SITE)
     assert site.returncode == 0, site.stderr[-3000:]
     assert f"site: source archive {name}\n" in site.stderr
     assert "ran in" not in site.stderr, "the unpacked tree ran a notebook again: its inputs differ from HEAD's"

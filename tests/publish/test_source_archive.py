@@ -103,6 +103,8 @@ def test_the_archive_is_the_tracked_tree_at_the_commit_with_its_sum(tmp_path):
     tracked = git(root, "ls-files").split("\n")
     assert sorted(got) == sorted([f"{top}/{p}" for p in tracked] + [f"{top}/{COMMIT_FILE}"])
     assert got[f"{top}/{COMMIT_FILE}"].decode().strip() == commit
+    with tarfile.open(archive, "r:gz") as tar:  # a checkout's modes, not git's default 0664
+        assert {oct(m.mode) for m in tar if m.isfile()} == {"0o644"}
     assert b"not committed" not in got[f"{top}/Makefile"], "the archive is the commit, not the tree"
     assert sha256sum_check(archive.with_name(archive.name + ".sha256")).returncode == 0
     # the same commit gives the same bytes (the archive's times are the commit's)
