@@ -37,7 +37,8 @@ SRC = '../case-studies/demo/results.json'
 primeiro = json.load(open(SRC, encoding='utf-8'))['per_question'][0]['rank']
 ID = Identity('demo', 'rank', collection='demo', method='fixture', variant='q01')
 display(Markdown('A primeira pergunta fica na posição '
-                 + show(ID, primeiro, fmt.integer, source=SRC, key=['per_question', 0, 'rank'], label='posição de q01')
+                 + show(ID, primeiro, fmt.integer, source=SRC, key=['per_question', 0, 'rank'],
+                        label='posição de q01')
                  + '.'))
 """
 
@@ -105,4 +106,5 @@ def test_the_real_book_holds_together(real_site):
     for r in records:
         if r["identity"]["measure"] == "latency_ratio":
             data = files.setdefault(r["source"], json.loads((REPO / r["source"]).read_text(encoding="utf-8")))
-            assert resolve(data, r["key"][:-2])["valid"], f"{r['page']} shows a timing its study marks invalid: {r['id']}"
+            assert resolve(data, r["key"][:-2])["valid"], \
+                f"{r['page']} shows a timing its study marks invalid: {r['id']}"
