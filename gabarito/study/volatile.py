@@ -39,6 +39,7 @@ VOLATILE_PATHS = tuple(tuple(p.split("/")) for p in (
     "embedding_cache/**/hits", "embedding_cache/**/misses",  # the same, per collection (fusion)
     "**/timings", "**/timings_s",  # phase timings of one evaluation or collection
     "not_run_committed/*/date",  # when the committed results a budget did not rerun were computed
+    "**/engine/index",  # whether an evaluation built its ArcadeDB index or reused one (its content is fingerprinted)
 ))
 #: Keys named by a unit of time or rate, or a ratio of such measures (``query_s``, ``latency_ms``,
 #: ``qps_ratio_to_arcadedb``, ``bm25_over_floor``); a bare ``time`` is no unit. Skips nothing.

@@ -109,6 +109,18 @@ def test_a_timing_no_declaration_names_is_found_and_compared(tmp_path):
     assert compare_json(a, b, perf) == ("differs", "1 values differ: /rows[0]/tuning/latency_ms")
 
 
+def test_an_index_built_or_reused_is_the_record_of_the_run_and_its_name_nothing_else(tmp_path):
+    """A cold rerun builds the index the committed run reused: that alone is not a difference; a
+    changed mean beside it still is."""
+    run = {"engine": {"name": "arcadedb", "index": "reused"}, "summary": {"mrr": 0.5}}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"groups": {"lexical": [{"tuning": run}]}}))
+    b.write_text(json.dumps({"groups": {"lexical": [{"tuning": {**run, "engine": {"name": "arcadedb", "index": "built"}}}]}}))
+    assert compare_json(a, b)[0] == "same numbers"
+    b.write_text(json.dumps({"groups": {"lexical": [{"tuning": {**run, "summary": {"mrr": 0.6}}}]}}))
+    assert compare_json(a, b)[0] == "differs"
+
+
 SCRIPT = '''"""A study that measures its latency (declared for benchmark_rrf/results.json) and holds a
 per-set latency no declaration names."""
 import os
