@@ -42,6 +42,7 @@ def reproduce_block(page_dir: str | Path = ".") -> Html:
         '<div class="gabarito-reproduce">'
         f'<p>{_slot("download", href)}</p>'
         f'<pre class="sourceCode bash"><code>{commands}</code></pre>'
+        f'<details><summary>O que o {code("make report")} faz, e os dados</summary>'
         f'<p>{code("make report")} cria o ambiente do projeto ({code(".venv")}) com o que falta, baixa os dados '
         f'dos endereços de origem listados em {code("data/datasets.json")} e confere cada arquivo pelo sha256, '
         'sobe um ArcadeDB embutido, roda de novo os estudos cujos resultados estiverem velhos, executa os cadernos '
@@ -49,7 +50,7 @@ def reproduce_block(page_dir: str | Path = ".") -> Html:
         'resultados estão atuais.</p>'
         '<p>Opcional: se você já guarda os dados numa pasta, com uma subpasta por conjunto e os nomes de '
         f'{code("data/datasets.json")}, aponte para ela e nada é baixado; os arquivos passam pela mesma '
-        f'conferência: {code(f"GABARITO_DATA_MIRROR={MIRROR_EXAMPLE} make report")}.</p>'
+        f'conferência: {code(f"GABARITO_DATA_MIRROR={MIRROR_EXAMPLE} make report")}.</p></details>'
         f'{_slot("note", href)}</div>')
 
 
@@ -61,18 +62,16 @@ def _download(source: SourceArchive, href: str) -> str:
     if not source.offered:
         return (f"Estas páginas foram geradas do arquivo {code(name)} (o commit {commit}), que não está entre os "
                 f"arquivos para baixar desta cópia do site. Com ele e a sua soma, {code(total)}, numa pasta:")
-    return (f"Tudo o que este site mostra sai de um arquivo só, o commit {commit}: o código, os estudos com os "
-            f"seus gabaritos congelados e resultados, os cadernos e o {code('Makefile')}. Baixe "
-            f'<a href="{text(href + name)}" download>{code(name)}</a> e a sua soma, '
-            f'<a href="{text(href + total)}" download>{code(total)}</a>, para uma pasta; nela:')
+    return (f"O relatório inteiro (código, estudos, gabaritos e cadernos) no commit {commit}: "
+            f'<a href="{text(href + name)}" download>{code(name)}</a>, com a soma '
+            f'<a href="{text(href + total)}" download>{code(total)}</a>. Numa pasta com os dois:')
 
 
 def _note(source: SourceArchive) -> str:
     if not source.dirty:
         return ""
-    return ('<p class="gabarito-note">Atenção: quando este site foi gerado, a cópia de trabalho tinha mudanças '
-            f"ainda não registradas em commit. O arquivo é o commit {code(source.commit[:SHORT])}, não exatamente "
-            "a cópia que gerou estas páginas.</p>")
+    return ('<p class="gabarito-note">Atenção: este site foi gerado de uma cópia com mudanças ainda fora de um '
+            f"commit; o arquivo é o commit {code(source.commit[:SHORT])}, não essa cópia.</p>")
 
 
 def fill(html_text: str, source: SourceArchive) -> str:

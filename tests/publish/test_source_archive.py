@@ -175,9 +175,11 @@ def test_the_block_names_the_archive_the_build_offers(tmp_path):
     assert re.search(r"sha256sum -c gabarito-0123456789ab\.tar\.gz\.sha256\ntar -xzf gabarito-0123456789ab\.tar\.gz\n"
                      r"cd gabarito-0123456789ab\nmake report", page)
     assert "Atenção" not in page
+    # the commands show; what make report does and the mirror fold under them (the chapter's budget)
+    assert page.index("make report</code></pre><details><summary>") < page.index("GABARITO_DATA_MIRROR")
 
     dirty = fill(block, SourceArchive(commit, "git", dirty=True, offered=True))
-    assert "mudanças ainda não registradas" in dirty and "<code>0123456789ab</code>" in dirty
+    assert "mudanças ainda fora de um commit" in dirty and "<code>0123456789ab</code>" in dirty
 
     named = fill(block, SourceArchive(commit, "archive"))
     assert "<a href" not in named and "não está entre os arquivos para baixar" in named
@@ -221,7 +223,7 @@ def test_cli_site_offers_the_archive_and_an_unpacked_tree_builds_the_same_page(t
     assert sha256sum_check(fonte / (name + ".sha256")).returncode == 0
     page = (tmp_path / "site" / "notebooks" / "cap.html").read_text(encoding="utf-8")
     assert f'<a href="../downloads/fonte/{name}" download>' in page and "data-gabarito-slot" not in page
-    assert "mudanças ainda não registradas" not in page
+    assert "mudanças ainda fora de um commit" not in page
 
     # the reader's way: the archive and its sum in a folder, checked, unpacked, built there
     reader = tmp_path / "reader"
@@ -243,7 +245,7 @@ def test_cli_site_offers_the_archive_and_an_unpacked_tree_builds_the_same_page(t
     assert dirty.returncode == 0, dirty.stderr
     assert "the archive is the commit, not the tree" in dirty.stderr
     assert (tmp_path / "site3" / "downloads" / "fonte" / name).read_bytes() == (fonte / name).read_bytes()
-    assert "mudanças ainda não registradas" in (tmp_path / "site3" / "notebooks" / "cap.html").read_text(encoding="utf-8")
+    assert "mudanças ainda fora de um commit" in (tmp_path / "site3" / "notebooks" / "cap.html").read_text(encoding="utf-8")
 
     # the unpacked tree without its archive beside: named without a link, and the build says so
     (reader / name).unlink()
