@@ -42,7 +42,7 @@ def reproduce_block(page_dir: str | Path = ".") -> Html:
         '<div class="gabarito-reproduce">'
         f'<p>{_slot("download", href)}</p>'
         f'<pre class="sourceCode bash"><code>{commands}</code></pre>'
-        f'<details><summary>O que o {code("make report")} faz, e os dados</summary>'
+        '<details><summary>Detalhes</summary>'
         f'<p>{code("make report")} cria o ambiente do projeto ({code(".venv")}) com o que falta, baixa os dados '
         f'dos endereços de origem listados em {code("data/datasets.json")} e confere cada arquivo pelo sha256, '
         'sobe um ArcadeDB embutido, roda de novo os estudos cujos resultados estiverem velhos, executa os cadernos '
@@ -62,16 +62,15 @@ def _download(source: SourceArchive, href: str) -> str:
     if not source.offered:
         return (f"Estas páginas foram geradas do arquivo {code(name)} (o commit {commit}), que não está entre os "
                 f"arquivos para baixar desta cópia do site. Com ele e a sua soma, {code(total)}, numa pasta:")
-    return (f"O relatório inteiro (código, estudos, gabaritos e cadernos) no commit {commit}: "
-            f'<a href="{text(href + name)}" download>{code(name)}</a>, com a soma '
-            f'<a href="{text(href + total)}" download>{code(total)}</a>. Numa pasta com os dois:')
+    return (f'Baixe o relatório inteiro, <a href="{text(href + name)}" download>{code(name)}</a> (o commit {commit}), '
+            f'e a soma <a href="{text(href + total)}" download>{code(total)}</a>; numa pasta com os dois:')
 
 
 def _note(source: SourceArchive) -> str:
     if not source.dirty:
         return ""
-    return ('<p class="gabarito-note">Atenção: este site foi gerado de uma cópia com mudanças ainda fora de um '
-            f"commit; o arquivo é o commit {code(source.commit[:SHORT])}, não essa cópia.</p>")
+    return (f'<p class="gabarito-note">Atenção: o arquivo é o commit {code(source.commit[:SHORT])}; estas páginas '
+            "saíram de uma cópia com mudanças ainda fora de um commit.</p>")
 
 
 def fill(html_text: str, source: SourceArchive) -> str:

@@ -176,7 +176,7 @@ def test_the_block_names_the_archive_the_build_offers(tmp_path):
                      r"cd gabarito-0123456789ab\nmake report", page)
     assert "Atenção" not in page
     # the commands show; what make report does and the mirror fold under them (the chapter's budget)
-    assert page.index("make report</code></pre><details><summary>") < page.index("GABARITO_DATA_MIRROR")
+    assert page.index("make report</code></pre><details><summary>Detalhes") < page.index("GABARITO_DATA_MIRROR")
 
     dirty = fill(block, SourceArchive(commit, "git", dirty=True, offered=True))
     assert "mudanças ainda fora de um commit" in dirty and "<code>0123456789ab</code>" in dirty
