@@ -25,7 +25,9 @@ from gabarito.inputs.documents import load_evaluation
 from gabarito.retrieval.arcadedb import ownership
 from gabarito.study.records import append_jsonl
 
-FORK = multiprocessing.get_context("fork")
+# a clean single-threaded server forks the workers: a fork of this process could inherit a lock
+# held by another thread (torch, OpenMP) and wait on it forever
+FORK = multiprocessing.get_context("forkserver")
 
 
 # -- the run log ----------------------------------------------------------------------------------
