@@ -133,13 +133,14 @@ def judgments_grades() -> dict[Path, str]:
                 raise GabaritoError(f"not the grades frozen in {lock}", path=here / rel)
     expected, members = fq.gold()
     first = fq.first_round(expected)  # A, B and C combine into the frozen judgments.json
-    if not fq.reproduced(first, fq.known_round(expected, first["pairs"]), members):
-        raise GabaritoError("packet 21's grades do not give the frozen qrels", path=here / fq.KNOWN_DOC)
+    if fq.frozen_state(first, fq.known_round(expected, first["pairs"]), members) == "new":  # else raises or matches
+        raise GabaritoError("packet 21's grades are not frozen yet", path=here / fq.KNOWN_DOC)
     guide = here / "guia_de_avaliacao.md"
     if sha256_file(guide) != _json(here / fq.KNOWN_DOC)["guide_sha256"]:
         raise GabaritoError(f"not the guide whose sha256 {fq.KNOWN_DOC} records", path=guide)
+    blind = set(_json(here / "blind_grades.lock.json")["files"]) if (here / "blind_grades.lock.json").exists() else set()
     out = {p: "combine into the frozen judgments (freeze_qrels.py's check)"
-           for p in sorted((here / "grades").glob("*/packet_*.json"))}
+           for p in sorted((here / "grades").glob("*/packet_*.json")) if p.relative_to(here).as_posix() not in blind}
     out[guide] = f"the sha256 {fq.KNOWN_DOC} records"
     return out
 

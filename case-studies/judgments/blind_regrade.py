@@ -44,7 +44,6 @@ from gabarito.hashing import atomic_write_json, sha256_file, sha256_text
 from gabarito.inputs.gold import freeze, verify_frozen
 from gabarito.inputs.pools import read_grades
 from gabarito.study.records import now_iso
-from studies.judgments.adjudicate import record_grades
 from studies.judgments.build_pools import GUIDE
 from studies.judgments.findings import model_of
 from studies.judgments.freeze_qrels import gold
@@ -221,8 +220,7 @@ def import_grades(root: Path, assessors: dict) -> int:
         atomic_write_json(HERE / BLIND_DOC, {"date": now_iso(), **doc})
         freeze(GRADES_LOCK, [*copies.values(), HERE / BLIND_DOC], note="blind regrade (packet 22): both assessors' "
                "grades and judgments_blind.json, frozen before any metric")
-        record_grades(copies.values())
-        state = f"frozen in {GRADES_LOCK.name}"
+        state = f"frozen in {GRADES_LOCK.name}"  # the lock records them: no folder manifest names them twice
     differ = sum(p["a"] != p["b"] for p in doc["pairs"].values())
     print(f"blind_regrade: {doc['n_pairs']} pairs graded by A and B ({differ} differ); {state}", file=sys.stderr)
     return 0

@@ -100,7 +100,11 @@ def test_prepare_refuses_a_folder_inside_the_repository(mirror):
 def copy(tmp_path):
     """The judgments folder (results left out) and the flagship's gold, runs and results."""
     here = tmp_path / "case-studies" / "judgments"
-    shutil.copytree(BASE, here, ignore=shutil.ignore_patterns("results.json", "assessor_keys.json", "__pycache__"))
+    shutil.copytree(BASE, here, ignore=shutil.ignore_patterns("results.json", "assessor_keys.json", "__pycache__",
+                                                              "blind_regrade.json", "blind_grades.lock.json",
+                                                              "judgments_blind.json", "packet_22.json"))
+    # the committed blind grades left out: each test imports its own fake grading (the packet is put back)
+    shutil.copyfile(BASE / "packets" / "packet_22.json", here / "packets" / "packet_22.json")
     for rel in [*GOLD, "results.json", *(f"runs/{p.name}" for p in (FLAGSHIP / "runs").glob("*.trec"))]:
         (here.parent / "benchmark_rrf" / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(FLAGSHIP / rel, here.parent / "benchmark_rrf" / rel)
