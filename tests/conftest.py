@@ -1,9 +1,19 @@
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A suite started in the background (``nohup … &``) inherits SIGINT and SIGHUP ignored, and every
+# command a test starts would inherit that too (an ignored signal survives exec): the tests that
+# interrupt a command would then test the launcher, not the command. Restore the defaults here, so
+# the children start as they do from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 SHARED = ROOT.parent / "shared" / "datasets"
 
 
