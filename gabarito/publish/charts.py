@@ -68,14 +68,20 @@ def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence
 
 
 def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float]],
-                 intervals: Mapping[str, Sequence[Sequence[float]]], *, yaxis_title: str, height: int = 440):
-    """Vertical bars: one group per category, one bar per series, 95% intervals as whiskers."""
+                 intervals: Mapping[str, Sequence[Sequence[float]]], *, yaxis_title: str, height: int = 440,
+                 keys: Sequence[str] | None = None):
+    """Vertical bars: one group per category, one bar per series, 95% intervals as whiskers.
+    ``keys``: each series' method key, in order, so a method has its one colour on every page
+    (:func:`method_color`); without them, the palette in order."""
     import plotly.graph_objects as go
 
+    if keys is not None and len(keys) != len(series):
+        raise ValueError(f"{len(keys)} method keys for {len(series)} series")
     fig = go.Figure()
     for i, (name, vals) in enumerate(series.items()):
         lo, hi = _ci_arrays(vals, intervals[name])
-        fig.add_trace(go.Bar(x=list(categories), y=list(vals), name=name, marker_color=PALETTE[i % len(PALETTE)],
+        color = method_color(keys[i], i) if keys is not None else PALETTE[i % len(PALETTE)]
+        fig.add_trace(go.Bar(x=list(categories), y=list(vals), name=name, marker_color=color,
                              error_y=dict(type="data", array=hi, arrayminus=lo, thickness=1.2, color="#1F2937"),
                              hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>"))
     return layout(fig, barmode="group", height=height, yaxis=dict(title=yaxis_title, range=[0, 1]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import plotly.io as pio
+import pytest
 
 from gabarito.publish import charts
 from gabarito.publish.plots import CONFIG, RENDERER, setup_plotly
@@ -93,3 +94,16 @@ def test_difference_dots_fill_what_holds_and_span_each_interval():
     assert [round(v, 6) for v in first.error_x.arrayminus] == [0.05, 0.08]
     assert first.y[0] < 0 < first.y[1]  # row A above row B, series x shifted up
     assert {t.name for t in fig.data if t.name} >= {"x", "y", "cheio: resiste à correção de Holm", "vazio: não resiste"}
+
+
+def test_grouped_bars_give_each_method_its_one_colour_on_every_page():
+    from gabarito.publish.charts import COLORS, grouped_bars
+
+    series = {"Vetor": [0.5, 0.6], "BM25": [0.4, 0.3]}
+    ci = {k: [[v - 0.1, v + 0.1] for v in vals] for k, vals in series.items()}
+    keyed = grouped_bars(["a", "b"], series, ci, yaxis_title="x", keys=["vector", "bm25"])
+    assert [t.marker.color for t in keyed.data] == [COLORS["vector"], COLORS["bm25"]]
+    plain = grouped_bars(["a", "b"], series, ci, yaxis_title="x")
+    assert plain.data[0].marker.color != COLORS["vector"]  # by order, the first colour is BM25's
+    with pytest.raises(ValueError, match="2 series"):
+        grouped_bars(["a", "b"], series, ci, yaxis_title="x", keys=["vector"])
