@@ -213,7 +213,9 @@ def provenance_box(results: Mapping, *, title: str = "De onde vêm os números",
         warn = ('<p class="gabarito-dirty"><strong>Atenção:</strong> estes resultados foram calculados num '
                 "repositório com alterações ainda não registradas em commit; o commit acima não basta para "
                 "reproduzi-los exatamente. A montagem do site foi autorizada a publicá-los mesmo assim.</p>")
-    return Html(f'<aside class="gabarito-provenance">{head}<dl>{rows}</dl>{warn}</aside>')
+    # a <div>, never an <aside>: Quarto places every <aside> in the page's margin (and first takes it out
+    # of its callout), so under ``--renderer quarto`` the box would leave its fold (issue 44, Q44-aside)
+    return Html(f'<div class="gabarito-provenance" role="note">{head}<dl>{rows}</dl>{warn}</div>')
 
 
 # --- downloads ------------------------------------------------------------------------------------

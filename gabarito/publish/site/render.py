@@ -21,6 +21,13 @@ CDN_SCRIPT = re.compile(
     r"""<script\b[^>]*\bsrc\s*=\s*["']?(?:https?:)?//(?:cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|cdn\.plot\.ly|"""
     r"""unpkg\.com|code\.jquery\.com)/[^"'\s>]*(?:require|jquery|plotly)[^"'\s>]*["']?[^>]*>\s*</script>\s*""",
     re.I)
+#: The inline script Quarto writes after those two tags (``widgets.ts``:
+#: ``<script type="application/javascript" data-relocate-top="true">define('jquery', [],function() {return
+#: window.jQuery;})</script>``): without require.js, ``define`` does not exist and the page throws a
+#: ReferenceError in the console, so it goes with them.
+REQUIRE_SHIM = re.compile(
+    r"""<script\b[^>]*>\s*define\(\s*["']jquery["']\s*,\s*\[\s*\]\s*,\s*function\s*\(\s*\)\s*\{\s*"""
+    r"""return\s+window\.jQuery\s*;?\s*\}\s*\)\s*;?\s*</script>\s*""", re.I)
 
 
 def choose_renderer(renderer: str) -> tuple[str, str | None]:
@@ -60,12 +67,15 @@ def render_quarto(stage: Path, quarto: str) -> Path:
 
 
 def strip_cdn_scripts(site: Path) -> int:
-    """Remove the CDN ``<script>`` tags of :data:`CDN_SCRIPT` from every page; return how many.
-    The offline check that follows still refuses anything else that would load from outside."""
+    """Remove the CDN ``<script>`` tags of :data:`CDN_SCRIPT`, and the jQuery shim of :data:`REQUIRE_SHIM`
+    that needs one of them, from every page; return how many. The offline check that follows still
+    refuses anything else that would load from outside."""
     removed = 0
     for page in sorted(Path(site).rglob("*.html")):
         text = page.read_text(encoding="utf-8")
         new, n = CDN_SCRIPT.subn("", text)
+        new, shims = REQUIRE_SHIM.subn("", new)
+        n += shims
         if n:
             page.write_text(new, encoding="utf-8")
             removed += n
