@@ -190,6 +190,15 @@ def latency_summary(results: Mapping) -> dict:
             "cpu_count": invalid[0]["cpu_count"] if invalid else None, "figure": shown}
 
 
+def round_trips() -> dict:
+    """Calls to the server per question: ``native`` (ArcadeDB's fusion, one statement) and ``python``
+    (one per search the Python path fuses, :data:`studies.fusion.latency.PYTHON_CALLS`, which the
+    timed Python path calls): the chapter's heading and its text count them from here."""
+    from studies.fusion.latency import NATIVE_CALLS, PYTHON_CALLS
+
+    return {"native": len(NATIVE_CALLS), "python": len(PYTHON_CALLS), "python_calls": list(PYTHON_CALLS)}
+
+
 def latency_key(row: Mapping, *path: str) -> list[str]:
     """Where a latency row's value sits in the results (``path`` inside the row, e.g.
     ``"ratio_python_over_native", "median"``): the key a page's ledger records."""

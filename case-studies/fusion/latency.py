@@ -1,4 +1,4 @@
-"""One round trip against three: the native hybrid statement against two searches + Python RRF.
+"""One round trip against two: the native hybrid statement against two searches + RRF in Python.
 
 Per question, with its vector already computed (encoding costs both paths the same):
 
@@ -22,21 +22,26 @@ from gabarito.retrieval.fusion import rrf
 
 MAX_LOAD = timing.MAX_LOAD  # the quiet-machine rule, once for every study
 STAGES = ("http_floor", "bm25", "knn", "python", "native")
+#: The calls to the server each path makes per question: the Python path one per search it fuses
+#: (then RRF in this process), the native path one statement. The fusion chapter's heading and
+#: text count them from here.
+PYTHON_CALLS = ("bm25", "knn")
+NATIVE_CALLS = ("native",)
 
 
 def stage_functions(index, encoder, depth: int, rrf_k: int) -> dict:
     native = NativeFusion(index, encoder, fusion="rrf", rrf_k=rrf_k, model_id=encoder.model_id)
     mid = encoder.model_id
 
+    calls = {"bm25": lambda item: index.bm25(item[0], depth),
+             "knn": lambda item: index.knn(item[1], depth, model_id=mid)}
+
     def python(item):
-        text, vec = item
-        rrf([[d for d, _ in index.bm25(text, depth)], [d for d, _ in index.knn(vec, depth, model_id=mid)]],
-            rrf_k=rrf_k, depth=depth)
+        rrf([[d for d, _ in calls[c](item)] for c in PYTHON_CALLS], rrf_k=rrf_k, depth=depth)
 
     return {
         "http_floor": lambda _item: index.floor(),
-        "bm25": lambda item: index.bm25(item[0], depth),
-        "knn": lambda item: index.knn(item[1], depth, model_id=mid),
+        **calls,
         "python": python,
         "native": lambda item: native.search_one(item[0], item[1], depth),
     }

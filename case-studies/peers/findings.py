@@ -273,6 +273,9 @@ def arcadedb_bm25_word(summary: Mapping) -> str:
 PER = 1000
 #: The small model set beside :data:`HEADLINE_MODEL`.
 SMALL_MODEL = "minilm"
+#: The model the help-center chapter recommends (multilingual-e5-small on its float32 path): the
+#: page shows its cost when the encoders bench measured it and says it was not measured otherwise.
+RECOMMENDED_MODEL = "e5"
 
 
 def encode_costs(encoders: Mapping) -> list[dict]:
@@ -282,14 +285,42 @@ def encode_costs(encoders: Mapping) -> list[dict]:
     n = encoders["provenance"]["corpus"]["passages"]
     out = []
     for model, m in encoders["models"].items():
+        record = encoders["provenance"]["model"][model]
         for setting, s in m["settings"].items():
             vs = s.get("vs_torch")
-            out.append({"model": model, "model_id": encoders["provenance"]["model"][model]["model_id"],
+            out.append({"model": model, "model_id": record["model_id"], "engine": record.get("engine"),
                         "setting": setting, "s_per": PER / s["passages_per_s_median"],
                         "rounds": (PER * min(s["seconds"]) / n, PER * max(s["seconds"]) / n),
                         "ratio": s["ratio_to_torch_median"], "fastest": setting == m["fastest_onnx_setting"],
                         "same_vectors": None if vs is None else bool(vs.get("equivalent", vs.get("top10_identical")))})
     return out
+
+
+#: The corpus of the page's worked examples ("O que fazer com isso"), in documents.
+EXAMPLE_CORPUS = 100_000
+
+
+def example_ms(row: Mapping) -> float:
+    """Milliseconds for :data:`EXAMPLE_CORPUS` documents at a row's seconds per :data:`PER`."""
+    return row["s_per"] * EXAMPLE_CORPUS / PER * 1000
+
+
+def backend_name(row: Mapping) -> str:
+    """What ran an :func:`encode_costs` row: torch, or ONNX Runtime in any of its settings."""
+    return "torch" if row["setting"] == "torch" else "ONNX Runtime"
+
+
+def model_cost(encoders: Mapping, model: str = RECOMMENDED_MODEL) -> dict | None:
+    """``model``'s cost per :data:`PER` passages (:func:`encode_costs`): ``torch`` and ``fastest``
+    (its fastest ONNX Runtime setting) rows, ``model_id`` and ``engine``; None when the encoders
+    bench did not measure it (a results file written before it was added)."""
+    rows = [r for r in encode_costs(encoders) if r["model"] == model]
+    if not rows:
+        return None
+    torch = next((r for r in rows if r["setting"] == "torch"), None)
+    fastest = next((r for r in rows if r["fastest"]), None)
+    return {"model": model, "model_id": rows[0]["model_id"], "engine": rows[0]["engine"], "torch": torch,
+            "fastest": fastest}
 
 
 def bm25_index_costs(bm25: Mapping, collection: str) -> list[dict]:

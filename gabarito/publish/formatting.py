@@ -234,6 +234,22 @@ def plural(n: int, one: str, many: str) -> str:
     return f"{integer(n)} {one if n == 1 else many}"
 
 
+_IN_WORDS = {"m": ("nenhum", "um", "dois"), "f": ("nenhuma", "uma", "duas")}
+_IN_WORDS_REST = ("três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez")
+
+
+def in_words(n: int, gender: str) -> str:
+    """A small count spelled out, as a heading or a sentence writes it: ``(2, 'f') -> 'duas'``,
+    ``(3, 'm') -> 'três'``, ``(0, 'm') -> 'nenhum'``; above ten, :func:`integer` (``11 -> '11'``)."""
+    if gender not in GENDERS:
+        raise ValueError(f"gender must be one of {GENDERS}, not {gender!r}")
+    if n < 0:
+        raise ValueError(f"not a count: {n}")
+    if n < 3:
+        return _IN_WORDS[gender][n]
+    return _IN_WORDS_REST[n - 3] if n <= 10 else integer(n)
+
+
 def short_hash(value: str | None, n: int = 12) -> str:
     """The first ``n`` characters of a hash, with an ellipsis."""
     return "—" if not value else f"{value[:n]}…"

@@ -7,7 +7,8 @@ The site's build puts, under ``downloads/``:
   built offline from the files git tracks (never from the working tree's untracked files) by
   setuptools' own build backend, with ``SOURCE_DATE_EPOCH`` set to the last commit's time so the
   archives' timestamps do not depend on the build's date; ``pacote/SHA256SUMS`` holds their
-  sha256 in the format ``sha256sum -c`` reads;
+  sha256 in the format ``sha256sum -c`` reads, and ``pacote/SHA256SUMS.html`` the same sums as a page a
+  phone reads (:mod:`gabarito.publish.sums_page`), which pages link;
 * ``exemplo/documentos.json`` (the help-center documents as ``[{"id", "title", "text"}]``, read by
   the same loader as ``gabarito evaluate --documents``) and ``exemplo/perguntas.json`` (their
   frozen evaluation file): what the evaluate chapter's "Instale e rode" runs.
@@ -27,6 +28,7 @@ from pathlib import Path, PurePosixPath
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
+from gabarito.publish.sums_page import write_sums_page
 
 #: What a source tree needs to build the package (the rest of the repository is not packaged).
 PACKAGE_INPUTS = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "gabarito", "case-studies")
@@ -65,6 +67,7 @@ def download_names(version: str) -> dict[str, str]:
         "wheel": f"pacote/gabarito-{version}-py3-none-any.whl",
         "sdist": f"pacote/gabarito-{version}.tar.gz",
         "sums": "pacote/SHA256SUMS",
+        "sums_page": "pacote/SHA256SUMS.html",
         "documents": "exemplo/documentos.json",
         "evaluation": "exemplo/perguntas.json",
     }
@@ -115,8 +118,8 @@ def _commit_time(root: Path) -> str | None:
 
 def build_packages(root: str | Path, dest: str | Path) -> dict[str, Path]:
     """Build the wheel and the source archive of the project at ``root`` into ``dest`` and write
-    ``SHA256SUMS`` beside them; returns ``{"wheel", "sdist", "sums"}``. Offline: setuptools'
-    backend from this interpreter, no isolated environment, no index."""
+    ``SHA256SUMS`` and its readable page beside them; returns ``{"wheel", "sdist", "sums",
+    "sums_page"}``. Offline: setuptools' backend from this interpreter, no isolated environment, no index."""
     root, dest = Path(root).resolve(), Path(dest)
     version = package_version(root)
     names = download_names(version)
@@ -142,6 +145,7 @@ def build_packages(root: str | Path, dest: str | Path) -> dict[str, Path]:
     sums = dest / PurePosixPath(names["sums"]).name
     sums.write_text(sum_lines([built["wheel"], built["sdist"]]), encoding="utf-8")
     built["sums"] = sums
+    built["sums_page"] = write_sums_page(sums)
     return built
 
 

