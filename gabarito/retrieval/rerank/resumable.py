@@ -37,29 +37,24 @@ from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, sha256_file
-from gabarito.retrieval.rerank.training import LOSSES, Pair, _optimizer, _versions, transformer_folder
+from gabarito.retrieval.rerank.training import (LOSSES, Pair, ReaderRecipe, _optimizer, _versions,
+                                               transformer_folder)
 
 STATE, BEST, CURVE, DONE = "state", "best", "curve.json", "done.json"
 HEARTBEAT_STEPS = 50  # a line of progress every this many steps (a long run is never silent)
 
 
 @dataclass(frozen=True)
-class CurveConfig:
-    """The training run: the budget in pairs seen, a checkpoint every ``checkpoint_pairs``."""
+class CurveConfig(ReaderRecipe):
+    """The training run (:class:`~gabarito.retrieval.rerank.training.ReaderRecipe`'s fields, with
+    its own defaults for the rate and the tokens per pair): the budget in pairs seen, a checkpoint
+    every ``checkpoint_pairs``, the gradient clipped to ``max_grad_norm``."""
 
-    base_model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    loss: str = "bce"
-    budget_pairs: int = 67_000
-    checkpoint_pairs: int = 4_000
-    batch_size: int = 16
     max_length: int = 128
     learning_rate: float = 5e-5
-    head_learning_rate: float | None = 1e-3
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.01
+    budget_pairs: int = 67_000
+    checkpoint_pairs: int = 4_000
     max_grad_norm: float = 1.0
-    seed: int = 0
-    torch_threads: int = 2
 
     @property
     def max_steps(self) -> int:

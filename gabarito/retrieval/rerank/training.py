@@ -70,15 +70,19 @@ class PairPlan:
 
 
 @dataclass(frozen=True)
-class TrainingConfig:
-    """The training run. ``max_steps`` is the budget; ``time_limit_s`` a guard that stops earlier
-    (and is recorded as such) when the machine is slower than planned. ``head_learning_rate`` is
-    the new classification head's own peak rate (None: the encoder's): the head starts from
-    small random weights, and at the encoder's rate Adam needs hundreds of steps before its
-    outputs move at all, which a budget of a few hundred steps cannot pay."""
+class ReaderRecipe:
+    """What every training run of a cross-encoder here states: the encoder, the batch, the
+    optimizer's rates and schedule, the tokens per pair, the seed, the threads and the loss.
+    ``head_learning_rate`` is the new classification head's own peak rate (None: the encoder's):
+    the head starts from small random weights, and at the encoder's rate Adam needs hundreds of
+    steps before its outputs move at all, which a budget of a few hundred steps cannot pay.
+
+    :class:`TrainingConfig` (a budget of steps) and
+    :class:`~gabarito.retrieval.rerank.resumable.CurveConfig` (a budget of pairs, with checkpoints)
+    add their own fields; a cached reader's folder is keyed by the config's fields and values, so
+    a field moved here keeps its name and default."""
 
     base_model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    max_steps: int = 300
     batch_size: int = 16
     learning_rate: float = 3e-5
     head_learning_rate: float | None = 1e-3
@@ -87,9 +91,18 @@ class TrainingConfig:
     max_length: int = 256
     seed: int = 0
     torch_threads: int = 2
+    loss: str = "bce"
+
+
+@dataclass(frozen=True)
+class TrainingConfig(ReaderRecipe):
+    """The training run (:class:`ReaderRecipe`'s fields and these). ``max_steps`` is the budget;
+    ``time_limit_s`` a guard that stops earlier (and is recorded as such) when the machine is
+    slower than planned."""
+
+    max_steps: int = 300
     logging_steps: int = 10
     time_limit_s: float | None = None
-    loss: str = "bce"
     grouped_negatives: int = 3
 
 
