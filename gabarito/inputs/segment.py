@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
+from gabarito.inputs.markdown import FENCE, HEADING, TABLE_ROW, list_item, section_name
 
 __all__ = [
     "SEGMENTER_VERSION",
@@ -110,11 +111,7 @@ def describe(spec: str, *, prefix_title: bool = True) -> dict:
 
 # --- Markdown structure ----------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:[ \t]|$)")
-_H2 = re.compile(r"^\s{0,3}##[ \t]+(?P<name>.*?)[ \t#]*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]")
-_TABLE_ROW = re.compile(r"^\s*\|")
+# the line patterns are gabarito.inputs.markdown's (FENCE, HEADING, list_item, TABLE_ROW, section_name)
 _TOKEN = re.compile(r"\S+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[ \t]+|[ \t]*\n\s*")
 
@@ -149,7 +146,7 @@ def _tokens(text: str, start: int, end: int) -> int:
 
 def _is_heading_only(text: str, start: int, end: int) -> bool:
     lines = [text[a:b] for a, b in _lines(text, start, end) if text[a:b].strip()]
-    return bool(lines) and all(_HEADING.match(line) for line in lines)
+    return bool(lines) and all(HEADING.match(line) for line in lines)
 
 
 def _sections(text: str) -> list[tuple[str, int, int]]:
@@ -158,13 +155,13 @@ def _sections(text: str) -> list[tuple[str, int, int]]:
     in_fence = False
     for a, b in _lines(text, 0, len(text)):
         line = text[a:b]
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             continue
         if not in_fence:
-            m = _H2.match(line)
-            if m:
-                cuts.append((a, m.group("name").strip()))
+            name = section_name(line)
+            if name is not None:
+                cuts.append((a, name.strip()))
     found: list[tuple[str | None, int, int]] = []
     for i, (a, name) in enumerate(cuts):
         b = cuts[i + 1][0] if i + 1 < len(cuts) else len(text)
@@ -186,10 +183,10 @@ def _blocks(text: str, start: int, end: int) -> list[Span]:
         line = text[a:b]
         if in_fence:
             cur[1] = b  # type: ignore[index]
-            if _FENCE.match(line):
+            if FENCE.match(line):
                 in_fence = False
             continue
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = True
             if cur is None:
                 cur = [a, b]
@@ -201,7 +198,7 @@ def _blocks(text: str, start: int, end: int) -> list[Span]:
                 raw.append(cur)
                 cur = None
             continue
-        if _HEADING.match(line) and cur is not None and not _is_heading_only(text, cur[0], cur[1]):
+        if HEADING.match(line) and cur is not None and not _is_heading_only(text, cur[0], cur[1]):
             raw.append(cur)
             cur = None
         if cur is None:
@@ -215,16 +212,16 @@ def _blocks(text: str, start: int, end: int) -> list[Span]:
         nl = text.find("\n", block[0], block[1])
         return text[block[0]:nl if nl != -1 else block[1]]
 
-    def has(block: list[int], pattern: re.Pattern) -> bool:
-        return any(pattern.match(text[a:b]) for a, b in _lines(text, block[0], block[1]))
+    def has(block: list[int], match) -> bool:
+        return any(match(text[a:b]) for a, b in _lines(text, block[0], block[1]))
 
     merged: list[list[int]] = []
     for block in raw:
         if merged:
             prev = merged[-1]
             head = first_line(block)
-            continues_list = has(prev, _LIST_ITEM) and (_LIST_ITEM.match(head) or head[:1] in (" ", "\t"))
-            continues_table = has(prev, _TABLE_ROW) and _TABLE_ROW.match(head)
+            continues_list = has(prev, list_item) and (list_item(head) or head[:1] in (" ", "\t"))
+            continues_table = has(prev, TABLE_ROW.match) and TABLE_ROW.match(head)
             after_heading = _is_heading_only(text, prev[0], prev[1])
             if continues_list or continues_table or after_heading:
                 prev[1] = block[1]

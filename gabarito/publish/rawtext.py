@@ -18,14 +18,16 @@ from __future__ import annotations
 import html
 import re
 
+from gabarito.inputs.markdown import BULLET, HEADING, NUMBERED, QUOTE, RULE, TABLE_ROW, TABLE_RULE
 from gabarito.publish.formatting import Html
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
-_NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*)$")
-_QUOTE = re.compile(r"^\s*>\s?(.*)$")
-_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_ITALIC = r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)"
+
+
+def _heading(line: str) -> re.Match | None:
+    """A heading with words (a lone ``#`` is text)."""
+    m = HEADING.match(line)
+    return m if m and m["text"] is not None else None
 
 
 def _inline(value: str) -> str:
@@ -41,8 +43,7 @@ def _inline(value: str) -> str:
 
 def _emphasis(escaped: str) -> str:
     escaped = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*|__(\S(?:.*?\S)?)__", lambda m: f"<strong>{m[1] or m[2]}</strong>", escaped)
-    return re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)",
-                  lambda m: f"<em>{m[1] or m[2]}</em>", escaped)
+    return re.sub(_ITALIC, lambda m: f"<em>{m[1] or m[2]}</em>", escaped)
 
 
 def markdown_html(value: str) -> Html:
@@ -65,29 +66,29 @@ def markdown_html(value: str) -> Html:
         kind = ""
 
     for line in str(value).splitlines():
-        if not line.strip() or _RULE.match(line) or _TABLE_RULE.match(line):
+        if not line.strip() or RULE.match(line) or TABLE_RULE.match(line):
             flush()
             continue
-        m = _HEADING.match(line)
+        m = _heading(line)
         if m:  # a heading of the quoted file: bold, never an <h*> the page's contents would list
             flush()
-            level = len(m.group(1))
-            blocks.append(f'<p class="gabarito-quoted-h{level}"><strong>{_inline(m.group(2))}</strong></p>')
+            level = len(m["marks"])
+            blocks.append(f'<p class="gabarito-quoted-h{level}"><strong>{_inline(m["text"])}</strong></p>')
             continue
-        for pattern, tag in ((_BULLET, "ul"), (_NUMBERED, "ol")):
+        for pattern, tag in ((BULLET, "ul"), (NUMBERED, "ol")):
             m = pattern.match(line)
             if m:
                 if para or (kind and kind != tag):
                     flush()
                 kind = tag
-                items.append(m.group(1))
+                items.append(m["text"])
                 break
         else:
-            m = _QUOTE.match(line)
+            m = QUOTE.match(line)
             if m:
                 flush()
-                blocks.append(f"<blockquote><p>{_inline(m.group(1))}</p></blockquote>")
-            elif line.lstrip().startswith("|"):
+                blocks.append(f"<blockquote><p>{_inline(m['text'])}</p></blockquote>")
+            elif TABLE_ROW.match(line):
                 flush()
                 blocks.append(f"<p>{_inline(_row(line))}</p>")
             elif items and line.startswith((" ", "\t")):
@@ -120,17 +121,17 @@ def plain(value: str) -> str:
     (:func:`~gabarito.publish.formatting.md`, :func:`~gabarito.publish.formatting.text`)."""
     lines = []
     for line in str(value).splitlines():
-        if _RULE.match(line) or _TABLE_RULE.match(line):
+        if RULE.match(line) or TABLE_RULE.match(line):
             continue
-        line = _HEADING.sub(r"\2", line)
-        line = _QUOTE.sub(r"\1", line)
-        line = _BULLET.sub(r"\1", line)
-        if line.lstrip().startswith("|"):
+        m = _heading(line)
+        line = m["text"] if m else line
+        line = QUOTE.sub(r"\g<text>", line)
+        line = BULLET.sub(r"\g<text>", line)
+        if TABLE_ROW.match(line):
             line = _row(line)
         line = re.sub(r"`([^`]*)`", r"\1", line)
         line = re.sub(r"\*\*(.+?)\*\*|__(.+?)__", lambda m: m[1] or m[2], line)
-        line = re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)",
-                      lambda m: m[1] or m[2], line)
+        line = re.sub(_ITALIC, lambda m: m[1] or m[2], line)
         line = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", line)  # a link: its words
         if line.strip():
             lines.append(line.strip())
