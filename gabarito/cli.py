@@ -139,7 +139,7 @@ def _add_commands(sub) -> None:
     p = sub.add_parser("fetch", help="fetch and verify datasets")
     p.add_argument("names", nargs="*", help="datasets (default: every one in data/datasets.json)")
     p = sub.add_parser("study", help="run one study (arguments after the name go to the study; try -h)")
-    p.add_argument("name")
+    p.add_argument("name", help="a study's name, or a folder holding a study.json (a copy of a study)")
     p.add_argument("study_args", nargs=argparse.REMAINDER)
     sub.add_parser("studies", help="list the studies and whether their results are current")
     p = sub.add_parser("site", help="build the site from the committed results")
@@ -256,7 +256,7 @@ def dispatch(args: argparse.Namespace) -> int:
         for name in args.names or list(load_manifest()):
             print(f"{name}: {fetch(name, mirror=args.mirror)}")
     elif args.cmd == "study":
-        run_study(find_study(args.name), list(args.study_args))
+        run_study(_study_named(args.name), list(args.study_args))
     elif args.cmd == "site":
         _build_site(args)
     return 0

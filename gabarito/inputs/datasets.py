@@ -25,11 +25,31 @@ MIRROR_ENV = "GABARITO_DATA_MIRROR"
 DATA_DIR_ENV = "GABARITO_DATA_DIR"
 
 
+#: Datasets added at run time (:func:`register`), beside the committed manifest's.
+_REGISTERED: dict[str, dict] = {}
+
+
 def load_manifest(path: str | Path = MANIFEST) -> dict:
+    """The manifest at ``path``; the project's own (the default) with the datasets registered at
+    run time after its entries."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        manifest = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise GabaritoError(f"cannot read dataset manifest ({exc})", path=path) from None
+    return {**manifest, **_REGISTERED} if Path(path) == MANIFEST else manifest
+
+
+def register(name: str, files: dict[str, dict]) -> None:
+    """Add a dataset at run time, as an entry of ``data/datasets.json`` would (a user's own
+    collection, a test's fixture; ``docs/architecture.md``, "Adding a collection"): ``files`` is
+    ``{file name: {"url": ..., "sha256": ...}}``, fetched from the URL or the mirror's
+    ``<mirror>/<name>/<file>`` and verified like any other. A name already known is refused."""
+    if name in load_manifest():
+        raise GabaritoError(f"dataset {name!r} is already in the manifest", path=MANIFEST)
+    for filename, spec in files.items():
+        if not isinstance(spec, dict) or not {"url", "sha256"} <= set(spec):
+            raise GabaritoError(f"dataset {name!r}: file {filename!r} needs a url and a sha256")
+    _REGISTERED[name] = {"files": {f: dict(spec) for f, spec in files.items()}}
 
 
 def data_dir() -> Path:

@@ -108,7 +108,7 @@ TERMS = {
                "full": "só respostas completas (nota 2)"},
     "identity_cause": {"input_ties": "empates nas listas de entrada", "float32": "arredondamento em 32 bits",
                        "unexplained": "sem explicação"},
-    "collection": {c.name: Name(c.display, "f") for c in registry.CLASSIC},  # a coleção ADI, na Cranfield
+    "collection": registry.Names(lambda c: Name(c.display, "f")),  # a coleção ADI, na Cranfield
     "setting": {"method": "método", "engine": "motor", "segmentation": "recorte", "model": "modelo",
                 "analyzer": "analisador", "prefix_title": "título na frente", "k": "profundidade",
                 "chunk_depth": "trechos buscados", "depth": "documentos por lista ordenada",

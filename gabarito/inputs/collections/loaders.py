@@ -1,4 +1,5 @@
-"""The five collections: one reader per fetched folder, :data:`COLLECTIONS` and :func:`load_collection`."""
+"""The five collections: one reader per fetched folder, :data:`COLLECTIONS` and :func:`load_collection`;
+:func:`load_trec_layout` reads any collection in TREC form (NPL's)."""
 
 from __future__ import annotations
 
@@ -98,24 +99,32 @@ def _once(seen: dict[str, int], key: str, line: int, what: str, source: str) -> 
     seen[key] = line
 
 
-def _load_npl(folder: Path) -> Collection:
-    notes = [note("collection.doc_text_npl"), note("collection.query_text_npl"),
-             note("collection.qrels_trec", layout="qid 0 docid 1")]
-    text, source = _read(folder / "corpus" / "doc-text.trec")
-    documents, seen = [], {}
+def load_trec_layout(name: str, folder: Path, *, documents: str, topics: str, qrels: str,
+                     notes: list[dict], text_fields: str) -> Collection:
+    """A collection in TREC form inside its fetched ``folder``: ``<DOC>``/``<DOCNO>`` documents,
+    ``<top>``/``<num>``/``<title>`` topics and ``qid 0 docid grade`` judgments, at those paths
+    (NPL's layout; a new collection in this form needs no reader of its own beyond this call)."""
+    text, source = _read(folder / documents)
+    docs, seen = [], {}
     for line, docno, body in parse_trec_documents(text, source):
         _once(seen, docno, line, f"DOCNO {docno}", source)
-        documents.append(Document(docno, body, ""))
-    text, qsource = _read(folder / "query-text.trec")
+        docs.append(Document(docno, body, ""))
+    text, qsource = _read(folder / topics)
     raw_queries, qseen = [], {}
     for line, num, title in parse_trec_topics(text, qsource):
         _once(qseen, num, line, f"query {num}", qsource)
         raw_queries.append((num, title, {}))
-    text, rsource = _read(folder / "qrels")
+    text, rsource = _read(folder / qrels)
     rows = parse_qrels(text, rsource, "trec")
-    qrels = _check_qrels(rows, rsource, set(qseen), set(seen))
-    return _assemble("npl", documents, raw_queries, qrels, notes,
-                     "documents: text after <DOCNO>; queries: <title>")
+    judged = _check_qrels(rows, rsource, set(qseen), set(seen))
+    return _assemble(name, docs, raw_queries, judged, notes, text_fields)
+
+
+def _load_npl(folder: Path) -> Collection:
+    notes = [note("collection.doc_text_npl"), note("collection.query_text_npl"),
+             note("collection.qrels_trec", layout="qid 0 docid 1")]
+    return load_trec_layout("npl", folder, documents="corpus/doc-text.trec", topics="query-text.trec",
+                            qrels="qrels", notes=notes, text_fields="documents: text after <DOCNO>; queries: <title>")
 
 
 COLLECTIONS: dict[str, Callable[[Path], Collection]] = {

@@ -12,7 +12,7 @@ label and command that lists the classic collections (``docs/architecture.md``, 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +47,26 @@ def register(info: ClassicCollection) -> None:
         raise GabaritoError(f"collection {info.name!r} is already registered")
     COLLECTIONS[info.name] = info.reader
     CLASSIC = CLASSIC + (info,)
+
+
+class Names(Mapping):
+    """The registry read when asked, as ``{key: name(collection)}``: a collection registered after
+    the mapping was made is in it (a page's vocabulary of collection names is one of these)."""
+
+    def __init__(self, name: Callable[[ClassicCollection], object]):
+        self._name = name
+
+    def __getitem__(self, key: str):
+        for c in CLASSIC:
+            if c.name == key:
+                return self._name(c)
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(names())
+
+    def __len__(self) -> int:
+        return len(CLASSIC)
 
 
 def names() -> tuple[str, ...]:
