@@ -5,14 +5,43 @@ repository's ``case-studies/``. Run from a copy, it must be the copy's modules, 
 (``HERE``, the lock files beside them) name the copy: :func:`studies_env` gives a subprocess a
 ``PYTHONPATH`` whose ``studies`` package is the copied ``case-studies`` folder, ahead of the
 installed one.
+
+:func:`judgments_copy` is the judgments study's folder copied for a test that writes into it (its
+adjudication, its blind regrade), with the flagship's gold files beside it.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+JUDGMENTS = ROOT / "case-studies" / "judgments"
+FLAGSHIP = ROOT / "case-studies" / "benchmark_rrf"
+#: the flagship's frozen question sets the judgments study reads, and their names there
+GOLD = ["questions.json", "questions_extended.json", "questions_published.json",
+        "protocols/questions_name_only.json", "protocols/questions_disjoint.json"]
+SETS = ["main", "extended", "published", "name_only", "disjoint"]
+
+
+def load(path: str | Path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def judgments_copy(tmp_path: Path, *, leave_out: tuple[str, ...] = ("results.json",),
+                   flagship: list[str] | tuple[str, ...] = tuple(GOLD)) -> Path:
+    """``<tmp_path>/case-studies/judgments``: the judgments folder without the files matching
+    ``leave_out`` (glob patterns), and the flagship's files ``flagship`` (paths inside
+    ``benchmark_rrf``) beside it; returns the copied judgments folder."""
+    here = tmp_path / "case-studies" / "judgments"
+    shutil.copytree(JUDGMENTS, here, ignore=shutil.ignore_patterns(*leave_out))
+    for rel in flagship:
+        target = here.parent / "benchmark_rrf" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(FLAGSHIP / rel, target)
+    return here
 
 
 def studies_env(case_studies: str | Path, env: dict | None = None) -> dict:

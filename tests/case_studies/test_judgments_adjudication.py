@@ -13,21 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from copies import studies_env
+from copies import FLAGSHIP, GOLD, ROOT, SETS, judgments_copy, load, studies_env
+from copies import JUDGMENTS as BASE
 
 from gabarito.inputs.gold import verify_frozen
 from gabarito.core.runs import Qrels
-
-ROOT = Path(__file__).resolve().parents[2]
-BASE = ROOT / "case-studies" / "judgments"
-FLAGSHIP = ROOT / "case-studies" / "benchmark_rrf"
-GOLD = ["questions.json", "questions_extended.json", "questions_published.json",
-        "protocols/questions_name_only.json", "protocols/questions_disjoint.json"]
-SETS = ["main", "extended", "published", "name_only", "disjoint"]
-
-
-def load(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def run_script(args, mirror):
@@ -42,11 +32,7 @@ def one_line_error(done) -> bool:
 @pytest.fixture()
 def copy(tmp_path):
     """The study folder as it stood before packet 21 was adjudicated and the qrels re-frozen."""
-    here = tmp_path / "case-studies" / "judgments"
-    shutil.copytree(BASE, here, ignore=shutil.ignore_patterns("results.json"))
-    for f in GOLD:
-        (here.parent / "benchmark_rrf" / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(FLAGSHIP / f, here.parent / "benchmark_rrf" / f)
+    here = judgments_copy(tmp_path)
     for rel in ("adjudication_known.lock.json", "adjudication/packet_21.json", "grades/C/packet_21.json",
                 "judgments_known.json"):
         (here / rel).unlink(missing_ok=True)

@@ -17,21 +17,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from copies import studies_env
+from copies import FLAGSHIP, GOLD, ROOT, SETS, judgments_copy, load, studies_env
+from copies import JUDGMENTS as BASE
 
 from gabarito.inputs.gold import verify_frozen
 from studies.judgments import findings
-
-ROOT = Path(__file__).resolve().parents[2]
-BASE = ROOT / "case-studies" / "judgments"
-FLAGSHIP = ROOT / "case-studies" / "benchmark_rrf"
-GOLD = ["questions.json", "questions_extended.json", "questions_published.json",
-        "protocols/questions_name_only.json", "protocols/questions_disjoint.json"]
-SETS = ["main", "extended", "published", "name_only", "disjoint"]
-
-
-def load(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def run(args, mirror, case_studies=ROOT / "case-studies"):
@@ -99,15 +89,11 @@ def test_prepare_refuses_a_folder_inside_the_repository(mirror):
 @pytest.fixture()
 def copy(tmp_path):
     """The judgments folder (results left out) and the flagship's gold, runs and results."""
-    here = tmp_path / "case-studies" / "judgments"
-    shutil.copytree(BASE, here, ignore=shutil.ignore_patterns("results.json", "assessor_keys.json", "__pycache__",
-                                                              "blind_regrade.json", "blind_grades.lock.json",
-                                                              "judgments_blind.json", "packet_22.json"))
     # the committed blind grades left out: each test imports its own fake grading (the packet is put back)
+    here = judgments_copy(tmp_path, leave_out=("results.json", "assessor_keys.json", "__pycache__", "blind_regrade.json",
+                                               "blind_grades.lock.json", "judgments_blind.json", "packet_22.json"),
+                          flagship=[*GOLD, "results.json", *(f"runs/{p.name}" for p in (FLAGSHIP / "runs").glob("*.trec"))])
     shutil.copyfile(BASE / "packets" / "packet_22.json", here / "packets" / "packet_22.json")
-    for rel in [*GOLD, "results.json", *(f"runs/{p.name}" for p in (FLAGSHIP / "runs").glob("*.trec"))]:
-        (here.parent / "benchmark_rrf" / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(FLAGSHIP / rel, here.parent / "benchmark_rrf" / rel)
     return here
 
 
