@@ -215,6 +215,11 @@ def error_rows(results: Mapping, key: str, order: Sequence[str]) -> list[dict]:
     return run_findings.error_rows(_both(chosen(results)), key, order)
 
 
+def worst(rows: Sequence[Mapping], measure: str = "top1") -> Mapping:
+    """The :func:`error_rows` row with the lowest ``measure`` (the first such in their order)."""
+    return min(rows, key=lambda r: r[measure])
+
+
 def hit_rate(pair: Mapping, qtype: str) -> float | None:
     """Top-1 accuracy of a run pair on the answerable questions of one type (None: no such question)."""
     g = [r for r in _both(pair) if r["type"] == qtype and r["answerable"]]

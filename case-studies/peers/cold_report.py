@@ -7,11 +7,16 @@ from __future__ import annotations
 from typing import Mapping
 
 
+#: How many of the longest studies the page names.
+LONGEST = 2
+
+
 def whole_report(cold: Mapping | None) -> dict | None:
     """The whole report measured cold in one run (``cold_report.json``, written by
     ``scripts/bench_cold_report.py``): total seconds (the studies' processes and the committed
     runs of the studies left out), per study seconds, the left-out studies' committed
-    seconds, files reproduced, the studies that failed; ``None`` without that file."""
+    seconds, files reproduced, the studies that failed, the :data:`LONGEST` longest ``(study,
+    seconds)``; ``None`` without that file."""
     if not cold:
         return None
     studies = cold.get("studies") or {}
@@ -24,4 +29,5 @@ def whole_report(cold: Mapping | None) -> dict | None:
             "reproduced": sum(c["reproduced"] for c in checks.values()),
             "not_reproduced_count": {n: c["files"] - c["reproduced"] for n, c in checks.items()},
             "not_reproduced": {n: c["not_reproduced"] for n, c in checks.items() if c["not_reproduced"]},
-            "failed": sorted(n for n, r in studies.items() if "failed" in r)}
+            "failed": sorted(n for n, r in studies.items() if "failed" in r),
+            "longest": sorted({**per, **left}.items(), key=lambda kv: -(kv[1] or 0.0))[:LONGEST]}

@@ -70,7 +70,8 @@ def headline(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure: 
 def essentials(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure: str = MEASURE) -> dict:
     """What "O essencial" states, on top of :func:`headline` (whose keys it keeps): per side
     (``"vs_bm25"``, ``"vs_dense"``), the collections where the fused run is significantly
-    ``better``, their ``better_span`` (lowest and highest difference, None when none) and the
+    ``better`` (in the book's order, and ``by_gain``: smallest difference first), their
+    ``better_span`` (lowest and highest difference, None when none) and the
     ``rest_span`` of the others; ``worse_any``, the collections where it is significantly below
     either input; ``both``, the rows where it is significantly above both; ``parity``, the BM25 of
     the database against bm25s over every collection (identical top-k lists, queries, the largest
@@ -84,6 +85,7 @@ def essentials(results: Mapping, fused: str = FUSED, dense: str = DENSE, measure
         better = [r for r in tested if r[side]["verdict"] == "better"]
         rest = [r for r in tested if r[side]["verdict"] != "better"]
         out[side] = {"better": [r["collection"] for r in better],
+                     "by_gain": [r["collection"] for r in sorted(better, key=lambda r: r[side]["diff"])],
                      "better_span": _span([r[side]["diff"] for r in better]),
                      "rest_span": _span([r[side]["diff"] for r in rest]), "n": len(tested)}
     out["worse_any"] = [r["collection"] for r in rows

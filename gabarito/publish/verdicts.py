@@ -37,6 +37,11 @@ class Share:
         return self.whole > 0 and self.value > MOST
 
     @property
+    def minority(self) -> bool:
+        """Less than half (:data:`MOST`): few of the whole."""
+        return self.whole > 0 and self.value < MOST
+
+    @property
     def word(self) -> str:
         """``"a maioria"``, ``"metade"``, ``"a minoria"`` or ``"nenhuma"`` of the whole."""
         if self.part == 0:

@@ -10,7 +10,10 @@ what the site shows is what the build computed.
 
 Notebook code only calls the studies' ``findings`` and draws: no function or class is defined in
 a notebook (the reasoning lives in a module that has tests), and no significance level is typed
-there (it is stated once, in ``gabarito.measure.stats``).
+there (it is stated once, in ``gabarito.measure.stats``). Nor a ``lambda``, a number typed in a
+comparison (a threshold), a raw read of a loaded results file or a count written as a word
+(:mod:`notebook_logic`): the cases not yet moved into findings are named, one by one, in
+``notebook_logic_allowed.json``, a list that may only shrink.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import re
 from pathlib import Path
 
 import pytest
+from collections import Counter
+
+import notebook_logic
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted(REPO.glob("*.ipynb"))
@@ -275,3 +281,57 @@ def test_notebooks_are_found_where_the_site_looks():
     assert rendered and {p for p in rendered if p.suffix == ".ipynb"} <= set(NOTEBOOKS)
     assert all(p.suffix in (".ipynb", ".qmd") for p in rendered)
     assert yaml.safe_load((REPO / "_quarto.yml").read_text(encoding="utf-8"))["project"]["render"]
+
+
+# --- logic in notebook code (issue 40 item 6) -----------------------------------------------------
+
+def _logic(code: str, markdown: str = "") -> list[tuple[str, str]]:
+    """The cases :mod:`notebook_logic` finds in a one-cell notebook (and a markdown cell)."""
+    import tempfile
+
+    cells = [{"cell_type": "code", "source": code, "metadata": {}, "outputs": []},
+             {"cell_type": "markdown", "source": markdown, "metadata": {}}]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.ipynb"
+        path.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+        return sorted(notebook_logic.named(path))
+
+
+def test_logic_rule_finds_lambdas_raw_reads_thresholds_and_count_words():
+    code = ('res = load_results(BASE)\nbloco = res["collections"]["adi"]\nv = bloco["metrics"]["bm25"]\n'
+            'P = lambda k: labels.term("peer", k)\nok = len(a) * 2 < len(b)\nsig = diff > 0.01\n'
+            'for nome, col in res["collections"].items():\n    n = col["n_judged"]\n'
+            'display(Markdown("As cinco coleções"))')
+    assert _logic(code, "Em duas perguntas") == [
+        ("count word", "cinco coleções"), ("count word", "duas perguntas"),
+        ("lambda", "lambda k: labels.term('peer', k)"),
+        ("raw read", "bloco['metrics']['bm25']"), ("raw read", "col['n_judged']"),
+        ("raw read", "res['collections']"), ("raw read", "res['collections']['adi']"),
+        ("threshold", "diff > 0.01"), ("threshold", "len(a) * 2 < len(b)")]
+
+
+def test_logic_rule_allows_findings_calls_signs_and_indexes():
+    code = ('res = load_results(BASE)\ne = findings.essentials(res)\nx = e["vs_bm25"]["better"]\n'
+            'if e["diff"] > 0 and len(x) == 1 and r["n"] == TAMANHOS[-1]:\n    pass\n'
+            'share(len(x), e["n"]).large\nrows = sorted(findings.rows(res))')
+    assert _logic(code, "uma pergunta, um modelo") == []
+
+
+def test_the_allowed_list_holds_no_lambda_and_no_threshold():
+    """Every lambda and typed threshold was moved into findings: none may come back."""
+    kinds = {kind for cases in notebook_logic.allowed().values() for kind, _ in cases}
+    assert not kinds & {"lambda", "threshold"}, kinds
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_code_holds_no_logic(path):
+    """A lambda, a threshold typed in a comparison, a raw read of a results file or a count written as a
+    word belongs in the study's findings; the cases not yet moved are named in the allowed list."""
+    rel = path.relative_to(REPO).as_posix()
+    found, allowed = notebook_logic.named(path), notebook_logic.allowed().get(rel, Counter())
+    new = [f"{kind}: {text} ({n}x)" for (kind, text), n in (found - allowed).items()]
+    gone = [f"{kind}: {text} ({n}x)" for (kind, text), n in (allowed - found).items()]
+    assert not new, (f"{path.name}: logic in the notebook; move it to the study's findings (a function, a "
+                     "constant stated once, a verdict): " + "; ".join(new))
+    assert not gone, (f"{path.name}: cases moved out of the notebook are still allowed; remove them from "
+                      f"{notebook_logic.ALLOWED.name} (the list only shrinks): " + "; ".join(gone))
