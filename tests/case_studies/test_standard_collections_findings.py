@@ -117,6 +117,10 @@ def test_essentials_sides_spans_and_checks(res):
     assert e["vs_bm25"]["better"] == ["adi"] and e["vs_bm25"]["n"] == 2             # cisi has no test against BM25
     assert e["vs_bm25"]["better_span"] == pytest.approx((0.1, 0.1)) and e["vs_bm25"]["rest_span"] == pytest.approx((0.05, 0.05))
     assert e["vs_dense"]["better"] == ["adi", "npl"] and e["vs_dense"]["rest_span"] == pytest.approx((-0.05, -0.05))
+    # by_gain: the same collections, smallest difference first (what the home page's range reads)
+    diffs = {r["collection"]: r["vs_dense"]["diff"] for r in e["rows"] if r["vs_dense"]}
+    assert sorted(e["vs_dense"]["by_gain"]) == sorted(e["vs_dense"]["better"])
+    assert [diffs[c] for c in e["vs_dense"]["by_gain"]] == sorted(diffs[c] for c in e["vs_dense"]["better"])
     assert e["worse_any"] == ["cisi"] and [r["collection"] for r in e["both"]] == ["adi"]
     assert e["parity"] == {"identical": 8, "n": 9, "k": 10, "max_ndcg_diff": 0.004}
     assert e["ann"] == {"collection": "npl", "min_recall": 0.9}
