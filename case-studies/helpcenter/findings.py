@@ -117,6 +117,11 @@ def spreadsheet(record: Mapping) -> list[dict]:
     return [{k: r[k] for k in keys} for r in run_findings.spreadsheet(record["per_query"], SHOWN)]
 
 
+def group(results: Mapping, name: str) -> list[Mapping]:
+    """The runs of one of the results' groups (``segmentation``, ...), for :func:`group_rows`."""
+    return results["groups"][name]
+
+
 def group_rows(pairs: Iterable[Mapping], split: str = "tuning") -> list[dict]:
     """Per run of a group: ``label``, ``n_chunks``, model ``origin`` and ``{measure: (value, ci95)}``."""
     out = []

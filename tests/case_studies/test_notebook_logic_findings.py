@@ -45,3 +45,10 @@ def test_the_cost_pages_setup_read_from_provenance():
     assert setup.n_collections({"collections": {"adi": {}, "npl": {}}}) == 2
     assert setup.largest_size({"sizes": {"1000": {}, "100000": {}, "20000": {}}}) == 100000
     assert setup.n_measures({"provenance": {"parameters": {"measures": ["nDCG@10", "RR@10"]}}}) == 2
+
+
+def test_a_group_of_the_help_center_results():
+    res = {"groups": {"segmentation": [{"x": 1}], "models": []}}
+    assert helpcenter.group(res, "segmentation") == [{"x": 1}]
+    with pytest.raises(KeyError):
+        helpcenter.group(res, "nope")
