@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import statistics
 from typing import Mapping
 
 
@@ -13,6 +14,28 @@ def _over(times: Mapping, peer: str, route: str) -> float | None:
     if peer not in times or route not in times:
         return None
     return times[peer]["median_s"] / times[route]["median_s"]
+
+
+#: What :func:`_like_for_like` adds to a row (None for a file written before that benchmark).
+_LIKE_FOR_LIKE = ("prebuilt_ranx_ratio", "first_calls_s", "oneshot_peak_mb", "load_start", "load_rounds")
+
+
+def _like_for_like(c: Mapping, measures: Mapping) -> dict:
+    """The rest of a like-for-like section: ranx's warm evaluation over gabarito's ``Run``
+    (``prebuilt_ranx_ratio``), the cache-filling or compiling first call of each tool that makes
+    one (``first_calls_s``, seconds; left out of every median), each one-shot tool's median peak
+    resident memory in MB (``oneshot_peak_mb``), the one-minute load average when the benchmark
+    started (``load_start``) and its lowest and highest before a round (``load_rounds``: the
+    benchmark's own work included)."""
+    pre, shot = c["prebuilt"], c["oneshot"]
+    rounds = [load[0] for load in c.get("load_average_per_round") or [] if load]
+    start = ((measures.get("provenance") or {}).get("machine") or {}).get("load_average_start")
+    return {"prebuilt_ranx_ratio": _over(pre, "ranx", "gabarito"),
+            "first_calls_s": {t: v["first_call_s"] for t, v in pre.items() if v.get("first_call_s") is not None},
+            "oneshot_peak_mb": {t: statistics.median(v["peak_rss_kib"]) / 1024 for t, v in shot.items()
+                                if v.get("peak_rss_kib")},
+            "load_start": start[0] if start else None,
+            "load_rounds": (min(rounds), max(rounds)) if rounds else None}
 
 
 def evaluation_cost(measures: Mapping) -> list[dict]:
@@ -27,7 +50,8 @@ def evaluation_cost(measures: Mapping) -> list[dict]:
     to the means, in one process, ranx already compiled), ``oneshot_s`` and
     ``oneshot_ranx_ratio``/``oneshot_ir_measures_ratio`` (a fresh process each), and
     ``ranx_max_abs_diff`` (ranx's per-query values against ir_measures' and gabarito's). Those are
-    None for a file written before, and every ranx number is None when ranx was not installed."""
+    None for a file written before, and every ranx number is None when ranx was not installed;
+    the keys of :data:`_LIKE_FOR_LIKE` are described in :func:`_like_for_like`."""
     out = []
     for name, c in measures["collections"].items():
         if "prebuilt" in c:
@@ -43,7 +67,8 @@ def evaluation_cost(measures: Mapping) -> list[dict]:
                         "files_ir_measures_ratio": _over(files, "ir_measures", "gabarito"),
                         "oneshot_s": shot["gabarito"]["median_s"], "oneshot_ranx_ratio": _over(shot, "ranx", "gabarito"),
                         "oneshot_ir_measures_ratio": _over(shot, "ir_measures", "gabarito"),
-                        "ranx_max_abs_diff": max(ranx_diffs) if ranx_diffs else None})
+                        "ranx_max_abs_diff": max(ranx_diffs) if ranx_diffs else None,
+                        **_like_for_like(c, measures)})
             continue
         tools = c["tools"]
         agree = c.get("agreement_with_ir_measures") or {}
@@ -53,5 +78,6 @@ def evaluation_cost(measures: Mapping) -> list[dict]:
                     "ranx_ratio": ranx.get("ratio_to_gabarito_columns_median"), "ranx_first_s": ranx.get("first_call_s"),
                     "max_abs_diff": max((a["max_abs_diff"] for a in agree.values()), default=None),
                     **dict.fromkeys(("files_s", "files_ranx_ratio", "files_ir_measures_ratio", "oneshot_s",
-                                     "oneshot_ranx_ratio", "oneshot_ir_measures_ratio", "ranx_max_abs_diff"))})
+                                     "oneshot_ranx_ratio", "oneshot_ir_measures_ratio", "ranx_max_abs_diff",
+                                     *_LIKE_FOR_LIKE))})
     return sorted(out, key=lambda r: r["rows"])
