@@ -27,10 +27,30 @@ def method_color(key: str, index: int = 0) -> str:
     return COLORS.get(key) or PALETTE[index % len(PALETTE)]
 
 
+#: The longest line of a legend entry or a menu's label: longer ones wrap, so that on a 390-px phone
+#: neither runs out of the chart's box.
+LINE = 34
+
+
+def wrap(label: str, width: int = LINE) -> str:
+    """``label`` in lines of at most ``width`` characters joined by plotly's ``<br>`` (a label that
+    already has a ``<br>`` is left as it is)."""
+    import textwrap
+
+    if "<br>" in label or len(label) <= width:
+        return label
+    return "<br>".join(textwrap.wrap(label, width, break_long_words=False))
+
+
 def layout(fig, **kw):
-    """The site's layout: margins that leave room for labels, the legend under the plot."""
+    """The site's layout: margins that leave room for labels, the legend under the plot (its long
+    entries wrapped, :func:`wrap`). The site's script moves a legend under the plot further down
+    where the x axis's labels and title would reach it (``gabarito.js``)."""
     kw.setdefault("legend", LEGEND)
     fig.update_layout(margin=dict(l=10, r=16, t=40, b=10), **kw)
+    for trace in fig.data:
+        if isinstance(getattr(trace, "name", None), str):
+            trace.name = wrap(trace.name)
     # Brazilian style also for four-digit ticks (1.000, not 1000), which Plotly leaves ungrouped.
     fig.update_xaxes(separatethousands=True)
     fig.update_yaxes(separatethousands=True)
@@ -161,7 +181,8 @@ def selector(fig, names: Sequence[str], traces_per_view: Sequence[int], *, title
     so that it fits a phone whatever the number of views."""
     total = sum(traces_per_view)
     buttons, start = [], 0
-    for i, (name, n) in enumerate(zip(names, traces_per_view)):
+    labels = [wrap(name, LINE - 6) for name in names]  # the menu's arrow takes the rest of a phone's line
+    for i, (name, n) in enumerate(zip(labels, traces_per_view)):
         visible = [start <= j < start + n for j in range(total)]
         args = [{"visible": visible}]
         if titles:
@@ -170,9 +191,11 @@ def selector(fig, names: Sequence[str], traces_per_view: Sequence[int], *, title
         start += n
     for j, trace in enumerate(fig.data):
         trace.visible = j < traces_per_view[0]
+    lines = max(label.count("<br>") + 1 for label in labels)
     fig.update_layout(updatemenus=[dict(type="dropdown", direction="down", buttons=buttons, showactive=True,
                                         active=0, x=0, xanchor="left", y=1.02, yanchor="bottom",
-                                        bgcolor="#F1F5F9", font=dict(size=12))])
+                                        bgcolor="#F1F5F9", font=dict(size=12))],
+                      margin_t=max(fig.layout.margin.t or 0, 34 + 17 * lines))
     if titles:
         fig.update_layout(title=dict(text=titles[0], y=0.98))
     return fig
@@ -306,7 +329,9 @@ def difference_dots(categories: Sequence[str], series: Sequence[Mapping], *, x_t
     """Paired differences as dots with their 95% interval, one row per category (top to bottom in
     the given order) and one colour per series: ``series`` is ``[{"name", "points": [{"category",
     "diff", "ci": (lo, hi), "holds": bool, "hover"?}]}]``. A filled dot is a difference that holds
-    after Holm's correction, a hollow one a difference that does not; a dotted line marks zero."""
+    after Holm's correction, a hollow one a difference that does not; a dotted line marks zero. A
+    point's ``hover`` (what the dot is) is also written above its row, at the left: no hover holds
+    the only copy."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -324,6 +349,11 @@ def difference_dots(categories: Sequence[str], series: Sequence[Mapping], *, x_t
                          arrayminus=[p["diff"] - p["ci"][0] for p in pts], thickness=1.5, color=color),
             customdata=[p.get("hover") or s["name"] for p in pts],
             hovertemplate="%{customdata}: %{x:+.3f}<extra></extra>"))
+        for p in pts:  # what the hover names is written too, at the left of its row, above the dot
+            if p.get("hover"):
+                fig.add_annotation(xref="paper", x=0, xanchor="left", y=row[p["category"]] + dy - 0.36,
+                                   yanchor="middle", text=html.escape(p["hover"]), showarrow=False,
+                                   font=dict(size=10, color="#374151"))
         if several:  # the series' colour in the legend
             fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=s["name"],
                                      marker=dict(size=11, symbol="square", color=color)))

@@ -232,6 +232,15 @@
       if (first && getComputedStyle(first).position !== "sticky") report.tables_not_sticky.push(`table ${i} in ${describe(box)}`);
     });
 
+    charts(report);
+    phoneTables(report);
+    // the home page's short answer: its whole box on the first screen
+    const answer = document.querySelector(".gabarito-answer");
+    if (answer && shown(answer)) {
+      const r = answer.getBoundingClientRect();
+      report.answer = { top: Math.round(r.top + scrollY), height: Math.round(r.height), text: snip(answer.textContent) };
+    } else report.answer = null;
+
     // links, for the test to resolve; the search, when asked
     report.links = Array.from(document.querySelectorAll("a[href]")).map((a) => ({
       href: a.href, raw: a.getAttribute("href"), download: a.hasAttribute("download") || /\/downloads\//.test(a.href),
@@ -250,6 +259,134 @@
     pre.textContent = JSON.stringify(report);
     document.body.appendChild(pre);
     if (window.parent !== window) window.parent.postMessage({ gabaritoReport: pre.textContent }, "*");
+  };
+
+  // ---- charts: the text of every chart (plotly's svg and the project's own inline svg) -----------------
+  // A label's outline is its box in its own coordinates carried to the screen by its transform, so a
+  // rotated label is a rotated rectangle; two outlines overlap when no axis separates them by more than
+  // the tolerance (px).
+  const TOLERANCE = 2;
+  const outline = (el) => {
+    let b;
+    try { b = el.getBBox(); } catch (e) { return null; }
+    const m = el.getScreenCTM();
+    if (!m || !b.width || !b.height) return null;
+    const pt = (x, y) => ({ x: m.a * x + m.c * y + m.e, y: m.b * x + m.d * y + m.f });
+    return [pt(b.x, b.y), pt(b.x + b.width, b.y), pt(b.x + b.width, b.y + b.height), pt(b.x, b.y + b.height)];
+  };
+  const rectOutline = (r) => [{ x: r.left, y: r.top }, { x: r.right, y: r.top }, { x: r.right, y: r.bottom }, { x: r.left, y: r.bottom }];
+  const separated = (a, b) => {
+    for (const poly of [a, b]) {
+      for (let i = 0; i < 4; i += 1) {
+        const p = poly[i], q = poly[(i + 1) % 4];
+        const len = Math.hypot(q.x - p.x, q.y - p.y) || 1;
+        const ax = { x: -(q.y - p.y) / len, y: (q.x - p.x) / len };
+        const proj = (poly2) => poly2.map((v) => v.x * ax.x + v.y * ax.y);
+        const pa = proj(a), pb = proj(b);
+        const depth = Math.min(Math.max(...pa), Math.max(...pb)) - Math.max(Math.min(...pa), Math.min(...pb));
+        if (depth <= TOLERANCE) return true;
+      }
+    }
+    return false;
+  };
+  const bounds = (poly) => ({ left: Math.min(...poly.map((v) => v.x)), right: Math.max(...poly.map((v) => v.x)),
+    top: Math.min(...poly.map((v) => v.y)), bottom: Math.max(...poly.map((v) => v.y)) });
+  const chartName = (box, i) => {
+    const fig = box.closest("figure");
+    const cap = fig && fig.querySelector("figcaption");
+    return `chart ${i}` + (cap ? ` (${snip(cap.textContent).slice(0, 40)})` : "");
+  };
+  const charts = (report) => {
+    report.chart_texts = 0;
+    report.chart_overlaps = [];
+    report.chart_text_outside = [];
+    report.chart_controls_outside = [];
+    report.chart_legend_overlaps = [];
+    const boxes = Array.from(document.querySelectorAll("main .plotly-graph-div, main figure.gabarito-svg > svg, main svg.gabarito-flow"));
+    boxes.forEach((box, i) => {
+      if (!shown(box)) return;
+      const name = chartName(box, i);
+      const r = box.getBoundingClientRect();
+      const frame = { left: r.left - 1, right: r.right + 1, top: r.top - 1, bottom: r.bottom + 1 };
+      const labels = Array.from(box.querySelectorAll("svg text"))
+        .filter((t) => !t.closest(".modebar, .updatemenu-dropdown-button-group") && t.textContent.trim() && shown(t))
+        .map((t) => ({ el: t, text: snip(t.textContent).slice(0, 30), poly: outline(t) })).filter((l) => l.poly);
+      report.chart_texts += labels.length;
+      labels.forEach((l) => {
+        const b = bounds(l.poly);
+        if (b.left < frame.left || b.right > frame.right || b.top < frame.top || b.bottom > frame.bottom) {
+          report.chart_text_outside.push(`${name}: "${l.text}" at ${Math.round(b.left - r.left)}..${Math.round(b.right - r.left)} of ${Math.round(r.width)}`);
+        }
+      });
+      for (let a = 0; a < labels.length; a += 1) {
+        for (let b = a + 1; b < labels.length; b += 1) {
+          if (labels[a].el.contains(labels[b].el) || labels[b].el.contains(labels[a].el)) continue;
+          if (!separated(labels[a].poly, labels[b].poly)) report.chart_overlaps.push(`${name}: "${labels[a].text}" × "${labels[b].text}"`);
+        }
+      }
+      // controls (plotly's menus and toolbar) inside the chart's box
+      box.querySelectorAll(".updatemenu-header-group, .modebar").forEach((c) => {
+        if (!shown(c)) return;
+        const b = c.getBoundingClientRect();
+        if (b.width && (b.left < frame.left || b.right > frame.right || b.top < frame.top || b.bottom > frame.bottom)) {
+          report.chart_controls_outside.push(`${name}: ${describe(c)} ${Math.round(b.left - r.left)}..${Math.round(b.right - r.left)} of ${Math.round(r.width)}`);
+        }
+      });
+      // the legend apart from the plot area and the axis titles
+      const legend = box.querySelector("g.legend");
+      if (legend && shown(legend)) {
+        const entries = Array.from(legend.querySelectorAll("g.traces")).map((t) => outline(t)).filter(Boolean);
+        const others = [];
+        box.querySelectorAll(".nsewdrag").forEach((d) => others.push(["the plot area", rectOutline(d.getBoundingClientRect())]));
+        box.querySelectorAll("g.g-xtitle text, g.g-ytitle text, g.g-x2title text, g.g-y2title text, .xtick text, .ytick text").forEach((t) => {
+          const o = outline(t);
+          if (o && shown(t)) others.push([`"${snip(t.textContent).slice(0, 30)}"`, o]);
+        });
+        entries.forEach((e) => others.forEach(([what, o]) => {
+          if (!separated(e, o)) report.chart_legend_overlaps.push(`${name}: the legend × ${what}`);
+        }));
+      }
+    });
+    report.chart_legend_overlaps = Array.from(new Set(report.chart_legend_overlaps));
+  };
+
+  // ---- tables and code on a phone: nothing scrolls the page; the headline table's every cell in view ----
+  const phoneTables = (report) => {
+    report.wide_blocks = Array.from(document.querySelectorAll("main table, main pre"))
+      .filter((el) => shown(el) && el.getBoundingClientRect().right > innerWidth + 1 && !inScrollBox(el))
+      .map((el) => `${describe(el)} right=${Math.round(el.getBoundingClientRect().right)}`).slice(0, 12);
+    report.code_cut = Array.from(document.querySelectorAll("main pre")).filter((pre) => {
+      if (!shown(pre)) return false;
+      const s = getComputedStyle(pre);
+      const wraps = /pre-wrap|break-spaces/.test(s.whiteSpace) || /pre-wrap|break-spaces/.test(getComputedStyle(pre.querySelector("code") || pre).whiteSpace);
+      const scrolls = s.overflowX === "auto" || s.overflowX === "scroll";
+      return pre.scrollWidth > pre.clientWidth + 1 && !wraps && !scrolls;
+    }).map((pre) => `${describe(pre)}: ${snip(pre.textContent).slice(0, 40)}`);
+    // a table in a box ("Detalhes", a callout) stays inside it: what shows of it (clipped by any box that
+    // scrolls between them) ends at the box's right edge
+    report.tables_out_of_box = Array.from(document.querySelectorAll("main .callout table")).filter(shown).map((t) => {
+      const c = t.closest(".callout");
+      let right = t.getBoundingClientRect().right;
+      for (let e = t.parentElement; e && e !== c; e = e.parentElement) {
+        if (getComputedStyle(e).overflowX !== "visible") right = Math.min(right, e.getBoundingClientRect().right);
+      }
+      return [t, right - c.getBoundingClientRect().right];
+    }).filter(([, over]) => over > 1).map(([t, over]) => `${describe(t)} ${Math.round(over)} px out of ${describe(t.closest(".callout"))}`).slice(0, 12);
+    const head = document.querySelector("main .gabarito-headline-table");
+    report.headline_table = null;
+    if (head && shown(head)) {
+      const cells = Array.from(head.querySelectorAll("tbody td, tbody th")).filter(shown);
+      const out = cells.filter((c) => { const b = c.getBoundingClientRect(); return b.left < -1 || b.right > innerWidth + 1; });
+      report.headline_table = { cells: cells.length, out_of_view: out.map((c) => snip(c.textContent).slice(0, 30)),
+        cards: head.classList.contains("gabarito-stacked") };
+    }
+  };
+  const inScrollBox = (el) => {
+    for (let e = el; e && e !== document.body; e = e.parentElement) {
+      const s = getComputedStyle(e).overflowX;
+      if ((s === "auto" || s === "scroll" || s === "hidden") && e.getBoundingClientRect().right <= innerWidth + 1) return true;
+    }
+    return false;
   };
   const start = () => setTimeout(run, params.delay || 1500);
   if (document.readyState === "complete") start(); else window.addEventListener("load", start);

@@ -107,3 +107,39 @@ def test_grouped_bars_give_each_method_its_one_colour_on_every_page():
     assert plain.data[0].marker.color != COLORS["vector"]  # by order, the first colour is BM25's
     with pytest.raises(ValueError, match="2 series"):
         grouped_bars(["a", "b"], series, ci, yaxis_title="x", keys=["vector"])
+
+
+def test_long_legend_entries_and_menu_labels_wrap_for_a_phone():
+    """Issue 44, item 5: on a 390-px screen a legend entry or a menu label of 65 characters ran out of the
+    chart's box (the menu's ▼ outside it); each now wraps at :data:`charts.LINE` characters, and a menu of
+    two-line labels gets the room above the plot it needs."""
+    long = "Cross-encoder treinado aqui, em inglês, sem a Cranfield no treino"
+    assert charts.wrap("curto") == "curto"
+    assert all(len(line) <= charts.LINE for line in charts.wrap(long).split("<br>"))
+    assert charts.wrap("já<br>quebrado") == "já<br>quebrado"
+    points = [{"view": v, "series": "bm25", "n": n, "value": 0.5, "before": 0.4} for v in ("cranfield", "npl")
+              for n in (5, 20)]
+    fig = charts.rerank_sweep(points, ["cranfield", "npl"], ["bm25"], y_title="MRR")
+    fig.data[0].name = long
+    fig = charts.layout(fig)
+    assert "<br>" in fig.data[0].name
+    grouped = charts.grouped_bars(["a"], {long: [0.5]}, {long: [[0.4, 0.6]]}, yaxis_title="x")
+    assert all(len(line) <= charts.LINE for line in grouped.data[0].name.split("<br>"))
+    menu = charts.selector(grouped, ["curto", long], [1, 0])
+    labels = [b.label for b in menu.layout.updatemenus[0].buttons]
+    assert labels[0] == "curto" and labels[1].count("<br>") >= 1
+    assert all(len(line) <= charts.LINE - 6 for line in labels[1].split("<br>"))
+    assert menu.layout.margin.t >= 34 + 17 * (labels[1].count("<br>") + 1)
+
+
+def test_difference_dots_write_what_the_hover_names():
+    """Issue 44, item 5: fusão's Figura 1 named each dot's fusion function only on hover ("Passe o dedo ou o
+    mouse"); the name is now written above its row too."""
+    fig = charts.difference_dots(["A", "B"], [{"name": "x", "points": [
+        {"category": "A", "diff": 0.1, "ci": (0.05, 0.2), "holds": True, "hover": "CombSUM"},
+        {"category": "B", "diff": -0.02, "ci": (-0.1, 0.04), "holds": False, "hover": "RRF <ponderado>"}]}],
+        x_title="Diferença")
+    notes = [(a.text, a.y) for a in fig.layout.annotations if a.text in ("CombSUM", "RRF &lt;ponderado&gt;")]
+    assert [t for t, _ in notes] == ["CombSUM", "RRF &lt;ponderado&gt;"]
+    assert notes[0][1] < 0 < notes[1][1] < 1  # above each row (the axis runs downwards)
+    assert list(fig.data[0].customdata) == ["CombSUM", "RRF <ponderado>"]

@@ -116,7 +116,8 @@ def _cdp():
 @pytest.mark.integration
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_svg_figures_show_whole_in_chromium(pages, width):
-    """Each figure is drawn, inside the screen's width, with its bars, offline."""
+    """Each figure is drawn, inside the screen's width, with its bars, offline, and no two of its labels
+    overlap or run out of it."""
     sys.path.insert(0, str(Path(__file__).parent))
     from browser import find_chromium
 
@@ -132,5 +133,14 @@ def test_the_svg_figures_show_whole_in_chromium(pages, width):
                 "[...document.querySelectorAll('figure.gabarito-svg svg')].map((s) => { const r = "
                 "s.getBoundingClientRect(); return [r.left, r.right, r.height, s.querySelectorAll('rect').length]; })")
             assert boxes and all(b[0] >= 0 and b[1] <= width and b[2] > 100 and b[3] > 1 for b in boxes), boxes
+            # the reader test's own checks of a chart's text (page_checks.js): no two labels overlap, none
+            # runs out of its figure (issue 44, item 5)
+            browser.evaluate("window.GABARITO_CHECK = {english: ['zzzz'], delay: 10}; "
+                             + (Path(__file__).parent / "page_checks.js").read_text(encoding="utf-8"))
+            browser.wait_for("!!document.getElementById('gabarito-check-report')", 60)
+            report = json.loads(browser.evaluate("document.getElementById('gabarito-check-report').textContent"))
+            assert report["chart_texts"] > 10, report["chart_texts"]
+            assert not report["chart_overlaps"] and not report["chart_text_outside"], (
+                report["chart_overlaps"], report["chart_text_outside"])
             requested = browser.requested_urls()
             assert requested and all(u.startswith(("file:", "data:")) for u in requested), requested

@@ -32,6 +32,7 @@ import pytest
 from gabarito.publish.site.prepare import TEACHING_SECTIONS
 
 from browser import check_page, find_chromium, prepare_copy
+from phone_checks import CHART_CHECKS, overlap_count, phone_failures
 
 pytestmark = pytest.mark.integration
 
@@ -331,6 +332,25 @@ def test_code_shows_only_where_it_teaches_and_the_search_was_asked(reader):
     assert set(SEARCH_SECTIONS) <= asked, asked
 
 
+@pytest.mark.parametrize("check", [*CHART_CHECKS.values(), "headline table", "home answer"])
+def test_charts_tables_and_the_home_answer_fit_a_phone(reader, check):
+    """Issue 44, items 5 and 6 (:mod:`phone_checks`), at 390 and 1280 px."""
+    reports, _ = reader
+    bad = [f for f in phone_failures(reports) if check in f]
+    assert not bad, "\n".join(bad)
+
+
+def test_phone_checks_are_not_vacuous(reader):
+    """Labels of every chart were measured, each chapter's headline table was found (as cards on a
+    phone) and the home page's answer was measured at both widths."""
+    reports, _ = reader
+    print(f"\noverlapping chart labels: {overlap_count(reports)}")
+    assert sum(r.get("chart_texts", 0) for r in reports.values()) > 500
+    heads = {p: r.get("headline_table") for (p, w), r in reports.items() if w == 390 and p.startswith("notebooks/")}
+    assert heads and all(h and h["cells"] > 3 and h["cards"] for h in heads.values()), heads
+    assert all(reports[("index.html", w)].get("answer") for w in WIDTHS)
+
+
 def test_figures_and_tables_are_numbered(reader):
     reports, _ = reader
     for (page, width), r in reports.items():
@@ -363,6 +383,8 @@ if __name__ == "__main__":  # the same checks on any built site
         bad = failures(reports, copy)
         bad += layout_failures(run_layout(copy, pages, reports))
         bad += reading_failures(reports)
+        bad += phone_failures(reports)
+        print(f"overlapping chart labels: {overlap_count(reports)}")
     print("\n".join(reading_figures(reports)))
     print("\n".join(bad) if bad else "every check passed")
     sys.exit(1 if bad else 0)

@@ -33,8 +33,33 @@
       else if (td.textContent.trim().length > 16) td.classList.add("gabarito-long");
     }));
   });
+  // ---- the page's headline table (its "Tabela 1", or else its first table outside the folds): on a phone,
+  // when it does not fit, one card per row, its first column as the card's title and every other cell
+  // below it with its column's name, so the verdict in its last column is read without scrolling sideways
+  const captioned = (b) => {
+    const fig = b.closest("figure");
+    const cap = fig && fig.querySelector("figcaption, caption");
+    return !!cap && /^Tabela\s1\b/.test(cap.textContent.replace(/\u00a0/g, " ").trim());
+  };
+  const headline = boxes.find(captioned) || boxes.find((b) => !b.closest("details, .callout-collapse, .collapse"));
+  const headRow = headline && headline.querySelector("table") && headline.querySelector("table").tHead;
+  if (headRow && headRow.rows.length === 1 && !$$("th, td", headRow).some((h) => h.colSpan > 1)) {
+    const names = $$("th, td", headRow.rows[0]).map((h) => h.textContent.trim());
+    headline.classList.add("gabarito-headline-table");
+    $$("tbody tr", headline).forEach((r) => Array.from(r.children).forEach((td, i) => {
+      if (!td.hasAttribute("data-label")) td.setAttribute("data-label", names[i] || "");
+      if (i === 0) td.classList.add("gabarito-card-title");
+      else if (td.textContent.trim().length + (names[i] || "").length > 24) td.classList.add("gabarito-long");
+    }));
+  }
+
   const stack = () => boxes.forEach((box) => {  // after widen(): a widened table may show its questions
-    if (!box.classList.contains("gabarito-stackable") || box.scrollWidth <= box.clientWidth + 1) return;
+    if (box.scrollWidth <= box.clientWidth + 1) return;
+    if (box.classList.contains("gabarito-headline-table") && window.innerWidth < 600) {
+      box.classList.add("gabarito-stacked");
+      return;
+    }
+    if (!box.classList.contains("gabarito-stackable")) return;
     const cell = box.querySelector("td.gabarito-question");
     const hidden = cell && cell.getBoundingClientRect().right > box.getBoundingClientRect().right + 1;
     if (window.innerWidth >= 600 && !hidden) return;
@@ -57,7 +82,7 @@
     box.style.marginRight = "";
     unclip(box, false);
     box.classList.remove("gabarito-stacked");
-    if (window.innerWidth < 992) return;
+    if (window.innerWidth < 992 || box.closest(".callout")) return;  // in a box of its own it scrolls there
     const need = box.scrollWidth - box.clientWidth;
     const room = document.documentElement.clientWidth - 24 - box.getBoundingClientRect().right;
     if (need <= 1 || room < 40) return;
@@ -96,6 +121,48 @@
   boxes.forEach((box) => box.addEventListener("scroll", () => {
     box.classList.toggle("at-end", box.scrollLeft + box.clientWidth >= box.scrollWidth - 2);
   }, { passive: true }));
+  // ---- plotly charts: plotly places a legend under the plot at a fixed share of the plot's height, which a
+  // phone's shorter plot (and its x labels in more lines) can make less than the x axis's labels and title
+  // need; after each drawing such a legend moves down until it clears them. A heatmap's numbers shrink to
+  // fit their cells (down to 7 px), so neighbouring numbers never run into each other.
+  const GAP = 6;
+  const fitChart = (gd) => {
+    const full = gd._fullLayout;
+    if (!full || !full._size || !window.Plotly) return;
+    if (gd._gabaritoWidth !== full.width) { gd._gabaritoWidth = full.width; gd._gabaritoFits = 0; }
+    if (gd._gabaritoFits > 6) return;
+    const update = {};
+    const legend = gd.querySelector("g.legend");
+    const lg = full.legend || {};
+    if (full.showlegend && legend && lg.orientation === "h" && lg.y < 0 && (lg.yref || "paper") === "paper") {
+      const low = Math.max(-Infinity, ...Array.from(gd.querySelectorAll(".xtick text, g.g-xtitle text"))
+        .map((t) => t.getBoundingClientRect()).filter((r) => r.height).map((r) => r.bottom));
+      const top = legend.getBoundingClientRect().top;
+      if (isFinite(low) && top < low + GAP) update["legend.y"] = lg.y - (low + GAP - top + 2) / full._size.h;
+    }
+    const restyle = { size: [], traces: [] };
+    (gd._fullData || []).forEach((tr, i) => {
+      if (tr.type !== "heatmap" || !tr.visible || tr.visible === "legendonly" || !Array.isArray(tr.text)) return;
+      const cols = (tr.x || (tr.z && tr.z[0]) || []).length;
+      const longest = Math.max(1, ...tr.text.flat().map((t) => String(t || "").length));
+      const base = (gd._gabaritoFont = gd._gabaritoFont || {})[i] || (gd._gabaritoFont[i] = (tr.textfont && tr.textfont.size) || 12);
+      const size = Math.max(7, Math.min(base, Math.floor(full._size.w / cols / (0.62 * longest))));
+      if (!tr.textfont || tr.textfont.size !== size) { restyle.size.push(size); restyle.traces.push(i); }
+    });
+    if (!Object.keys(update).length && !restyle.traces.length) return;
+    gd._gabaritoFits += 1;
+    if (restyle.traces.length) window.Plotly.restyle(gd, { "textfont.size": restyle.size }, restyle.traces);
+    if (Object.keys(update).length) window.Plotly.relayout(gd, update);
+  };
+  const watchCharts = () => $$(".js-plotly-plot").forEach((gd) => {
+    if (gd._gabaritoWatched || typeof gd.on !== "function") return;
+    gd._gabaritoWatched = true;
+    gd.on("plotly_afterplot", () => setTimeout(() => fitChart(gd), 0));
+    fitChart(gd);
+  });
+  watchCharts();
+  window.addEventListener("load", watchCharts);
+
   const layout = () => { widen(); stack(); mark(); queueStep(); };
   layout();
   window.addEventListener("resize", layout);
