@@ -198,3 +198,16 @@ def test_evaluation_cost_reads_ranx_against_the_columnar_core_and_tolerates_its_
     assert (row["ranx_ratio"], row["ranx_first_s"], row["ir_measures_ratio"]) == (1.5, 9.0, 3.0)
     del tools["ranx"]
     assert findings.evaluation_cost(m)[0]["ranx_ratio"] is None
+
+
+def test_whole_report_names_the_highest_load_it_recorded():
+    """The cost page says other programs shared the processor when the cold run recorded a load
+    above the quiet-machine rule; the highest load is read from the run's start, end and studies."""
+    from studies.peers.cold_report import whole_report
+    cold = {"provenance": {"machine": {"load_average_start": [0.4, 0, 0], "load_average_end": [0.6, 0, 0]}},
+            "studies": {"a": {"process_wall_s": 1.0, "load_average_before": [0.5, 0, 0], "load_average_after": [3.2, 0, 0],
+                              "check": {"files": 1, "reproduced": 1, "not_reproduced": []}}}}
+    assert whole_report(cold)["load_max"] == 3.2
+    del cold["studies"]["a"]["load_average_after"]
+    assert whole_report(cold)["load_max"] == 0.6
+    assert whole_report({"studies": {}})["load_max"] is None
