@@ -5,8 +5,8 @@ The page asks: does ArcadeDB's own RRF give the same lists (:func:`identity_tota
 :func:`identity_rows`, :func:`unexplained`); does any fusion beat RRF with k = 60, where, by how
 much, significantly (:func:`against_baseline`, :func:`comparison_rows`, :func:`verdicts`); how much
 k matters (:func:`k_rows`, :func:`k_summary`); which weights the cross-fitting chose
-(:func:`tuning_rows`); what one round trip costs against three (:func:`latency_rows`,
-:func:`latency_summary`). :func:`headline` and :func:`essentials` are what the page's first screen
+(:func:`tuning_rows`); what one round trip costs against two (:func:`latency_rows`,
+:func:`latency_summary`, :func:`round_trips`). :func:`headline` and :func:`essentials` are what the page's first screen
 ("O essencial") states.
 
 Each set's score block is read as a :class:`~gabarito.measure.report.Report`; a fusion is

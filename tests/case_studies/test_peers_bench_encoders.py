@@ -58,6 +58,22 @@ def test_the_committed_file_without_e5_reads_as_not_measured():
     assert findings.model_cost(committed, "mpnet")["fastest"]["s_per"] > 0
 
 
+def test_the_rebuild_budget_estimates_the_classic_encoding_without_e5():
+    """The classic-collections study encodes with MiniLM and mpnet only: e5's row in encoders.json
+    (the cost page's) must not add to its estimated cold encoding."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rebuild_budget", REPO / "scripts" / "rebuild_budget.py")
+    budget = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(budget)
+    committed = json.loads((PEERS / "encoders.json").read_text(encoding="utf-8"))
+    bm25 = {"collections": {"adi": {"n_docs": 80, "n_queries": 20}}}
+    without = budget.classic_encode_estimate_s(bm25, {"models": {k: v for k, v in committed["models"].items()
+                                                                 if k != "e5"}})
+    slow = {"fastest_onnx_setting": "onnx", "settings": {"onnx": {"passages_per_s_median": 1.0}}}
+    assert budget.classic_encode_estimate_s(bm25, {"models": {**committed["models"], "e5": slow}}) == without > 0
+
+
 @pytest.mark.integration
 def test_the_bench_measures_e5_on_its_float32_path_with_its_prefixes(mirror, tmp_path):
     done = _bench(tmp_path, "--models", "e5", "--passages", "8", "--rounds", "1",
