@@ -34,12 +34,14 @@ def answers() -> list[str]:
     j = judgments.headline(load_results(STUDIES / "judgments"))
     p = {n: load_results(STUDIES / "peers", f"{n}.json") for n in ("bm25", "vectors", "encoders", "budget")}
     q = peers.headline(p["bm25"], p["vectors"], p["encoders"], p["budget"])
+    speed = peers.evaluation_cost(load_results(STUDIES / "peers", "measures.json"))[-1]
+    blind = judgments.blind_regrade(load_results(STUDIES / "judgments", "blind_regrade.json"))
     return [
         f"1. {best_r1} ({fmt.pct(b['r1'][best_r1])} em 1º lugar; palavras {fmt.pct(b['r1']['bm25'])}, "
         f"significado {fmt.pct(b['r1']['vector'])}, fusão {fmt.pct(b['r1']['fused'])}; {b['n']} perguntas).",
         f"2. {published} (a melhor das duas buscas isoladas com as perguntas publicadas).",
         f"3. {labels.setting(h['label'])}; acerto@1 {fmt.pct(h['heldout']['top1'])} nas reservadas "
-        f"(intervalo {fmt.ci(h['heldout_ci']['top1'])}), {fmt.pct(h['tuning']['top1'])} nas de ajuste.",
+        f"{fmt.ci(h['heldout_ci']['top1'])}, {fmt.pct(h['tuning']['top1'])} nas de ajuste.",
         f"4. {len(r['better'])} de {r['n']} melhoram e {len(r['worse'])} pioram (Holm, relendo {r['N']}).",
         f"5. {c['beats_both']} de {c['n']} coleções; {c['beats_both_significant']} com as duas diferenças "
         f"significativas ({c['measure']}).",
@@ -48,6 +50,11 @@ def answers() -> list[str]:
         f"7. Modelos de linguagem como avaliadores independentes; kappa linear entre {fmt.num(j['kappa_min'], 2)} e "
         f"{fmt.num(j['kappa_max'], 2)}.",
         f"8. {fmt.times(q['encoder']['ratio_median'], 1)} (mediana das rodadas, {q['encoder']['model']}).",
+        f"9. {fmt.seconds(speed['files_s'])} para o gabarito; o ranx leva {fmt.times(speed['files_ranx_ratio'])} esse tempo "
+        f"({fmt.integer(speed['queries'])} perguntas, {fmt.integer(speed['rows'])} linhas, dos arquivos às médias).",
+        f"10. {fmt.integer(blind['n_pairs'])} pares julgados de novo às cegas; kappa linear entre os dois avaliadores "
+        f"cegos {fmt.num(blind['agreement']['blind_a_b']['kappa'], 2)}; a conclusão principal se mantém "
+        f"(melhor nas notas graduadas: {blind['headline']['rows']['min']['best_graded']}).",
     ]
 
 
