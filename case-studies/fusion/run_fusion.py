@@ -14,7 +14,7 @@ For every corpus (smallest first; see ``corpora.py``) one ArcadeDB database hold
    of min-max scores (both weights cross-fitted: chosen on one half of the questions, scored on
    the other), DBSF in Python and in ArcadeDB, CombSUM and CombMNZ; nDCG@10, RR@10 and R@10 with
    bootstrap intervals, and paired tests of each fusion against RRF k = 60, Holm-corrected over
-   those comparisons (:func:`gabarito.measure.tuning.against_baseline`);
+   those comparisons (the scorer's family :class:`gabarito.measure.families.Against`);
 3. **latency** -- one round trip (the native statement) against two (BM25, kNN) and RRF in Python,
    with the HTTP floor and the machine's load (``latency.py``).
 
@@ -24,14 +24,13 @@ Results go to ``results.json``; TREC runs of every method and the qrels to ``run
 from __future__ import annotations
 
 import inspect
-from dataclasses import replace
 from pathlib import Path
 
 from gabarito.errors import GabaritoError
 from gabarito.core.runs import Run
 from gabarito.measure.score import score_runs
 from gabarito.notes import note
-from gabarito.measure.tuning import against_baseline
+from gabarito.measure.families import Against
 from gabarito.retrieval import fusion
 from gabarito.retrieval.arcadedb import ArcadeClient, ArcadeIndex
 from gabarito.retrieval.arcadedb.native_fusion import fuse_sql
@@ -91,14 +90,8 @@ def open_index(ctx, conn, corpus, docs, encoder) -> tuple[ArcadeIndex, ArcadeCli
 
 def score_set(ctx, runs: dict[str, Run], qrels) -> dict:
     """Means and intervals of every method; each fusion tested against RRF k = 60 (Holm over those)."""
-    scored = score_runs(runs, qrels, MEASURES, tested=(), resamples=ctx.resamples, seed=ctx.seed)
-    family = [m for m in runs if m not in NOT_TESTED]
-    tests = []
-    for measure in MEASURES:
-        per_query = {m: scored.per_query[m][measure] for m in [methods.BASELINE, *family]}
-        rows = against_baseline(per_query, methods.BASELINE, resamples=ctx.resamples, seed=ctx.seed)
-        tests += [{"measure": measure, **row} for row in rows]
-    return replace(scored, tests=tuple(tests)).to_dict()
+    family = Against(methods.BASELINE, among=tuple(m for m in runs if m not in NOT_TESTED))
+    return score_runs(runs, qrels, MEASURES, resamples=ctx.resamples, seed=ctx.seed, family=family).to_dict()
 
 
 def tuning_record(fitted: dict) -> dict:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from gabarito.measure.stats import ALPHA, bootstrap_ci_many, holm
+from gabarito.measure.families import Across, across
+from gabarito.measure.stats import ALPHA, bootstrap_ci_many
 
 #: The cuts at k the chapter counts (what enters a prompt), and the one its sentences read.
 CUTS = (1, 3, 5)
@@ -25,10 +26,32 @@ def headline_n(res: Mapping) -> int:
     return int(res["provenance"]["parameters"]["headline_N"])
 
 
+#: The headline's comparison family (as ``study.json`` declares it): every (first stage, reader)
+#: pair, first-place hits, the exact sign test's p.
+HEADLINE_FAMILY = "every first stage and reader, first-place hits (sign test)"
+
+
+def headline_family(rows: Sequence[Mapping]) -> Across:
+    """The family the headline's sign-test p are Holm-corrected over: every row of the study's
+    ``headline`` (one per first stage and reader), its raw p at ``cutoff1.p``."""
+    return Across(HEADLINE_FAMILY, tuple(f"{r['first_stage']} + {r['reader']}" for r in rows), p=("cutoff1", "p"))
+
+
+def headline_holm(rows: Sequence[Mapping]) -> list[float]:
+    """The Holm p of each headline row, in order, over :func:`headline_family` (what the study
+    stores as each row's ``p_holm``; results written before it are corrected here, the same way)."""
+    if not rows:
+        return []
+    family = headline_family(rows)
+    adjusted = across(family, dict(zip(family.members, rows)))
+    return [adjusted[m] for m in family.members]
+
+
 def headline(results: Mapping, alpha: float = ALPHA) -> dict:
     """The chapter's headline (its first screen and the home page): which (first stage, reader)
     pairs change the first-place hits, with the exact sign test's p corrected for all the pairs at
-    once (Holm); and the pair whose MRR changed most (``largest_mrr``).
+    once (Holm, :func:`headline_holm`; the study's stored ``p_holm`` when it has one); and the pair
+    whose MRR changed most (``largest_mrr``).
 
     Returns ``{"N", "n", "rows": [{"first_stage", "reader", "gained", "lost", "p", "p_holm",
     "before", "after"}], "better", "worse", "better_raw", "worse_raw", "largest_mrr"}`` (better
@@ -39,9 +62,10 @@ def headline(results: Mapping, alpha: float = ALPHA) -> dict:
         c = h["cutoff1"]
         rows.append({"first_stage": h["first_stage"], "reader": h["reader"], "gained": c["gained"], "lost": c["lost"],
                      "p": c["p"], "before": h["before"], "after": h["after"]})
-    adjusted = holm({i: r["p"] for i, r in enumerate(rows)}) if rows else {}
-    for i, r in enumerate(rows):
-        r["p_holm"] = adjusted[i]
+    stored = [h.get("p_holm") for h in results["headline"]]
+    adjusted = stored if rows and None not in stored else headline_holm(results["headline"])
+    for r, p_holm in zip(rows, adjusted):
+        r["p_holm"] = p_holm
 
     def pick(key: str, up: bool) -> list[dict]:
         return [r for r in rows if r[key] < alpha and (r["gained"] > r["lost"]) == up and r["gained"] != r["lost"]]

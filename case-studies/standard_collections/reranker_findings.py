@@ -10,7 +10,9 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping
 
+from gabarito.measure.families import Across, paired_across
 from gabarito.measure.report import ALPHA, Report
+from gabarito.measure.score import DEFAULT_RESAMPLES
 from gabarito.publish.verdicts import span
 
 STAGES = ("bm25", "dense", "rrf")
@@ -212,15 +214,44 @@ def _loss_tail(training: Mapping, last: int = 5) -> float | None:
     return statistics.fmean(v for _, v in curve) if curve else None
 
 
+#: Where ``train_budget.py`` stores the paired tests of the reader trained longer against the
+#: baseline reader (:func:`budget_tests`); results written before it are tested by the same function.
+BUDGET_TESTS = "against_baseline_reader"
+
+
+def budget_tests(base: Mapping, folds: Mapping, *, seed: int, resamples: int, measure: str = MEASURE,
+                 n: int = HEADLINE_N) -> dict:
+    """Per fold of ``folds`` (``train_budget.py``'s): the paired test, on each first stage, of its top
+    ``n`` read by the reader trained longer against the same run read by the baseline reader
+    (``base``, ``rerankers.json``), Holm-corrected over the first stages of the fold (the family
+    :class:`gabarito.measure.families.Across`): ``{fold: {"family", "tests": {stage: row}}}``.
+    Both must have re-read the same first-stage run (same sha256)."""
+    out = {}
+    for held, f in folds.items():
+        b, pairs = base["folds"][held], {}
+        for stage in STAGES:
+            sb, sm = b["first_stages"][stage], f["first_stages"][stage]
+            if sb["run_sha256"] != sm["run_sha256"]:
+                raise ValueError(f"{held}/{stage}: the two readers re-read different first-stage runs")
+            key = variant(stage, n)
+            pairs[stage] = {"longer": sm[f"per_query_{measure}"][key], "baseline": sb[f"per_query_{measure}"][key]}
+        family = Across(f"trained longer against the baseline reader, top {n}, {measure}, {held}", STAGES)
+        out[held] = {"family": family.to_dict(),
+                     "tests": paired_across(family, pairs, resamples=resamples, seed=seed)}
+    return out
+
+
 def budget_rows(base: Mapping, more: Mapping, measure: str = MEASURE, n: int = HEADLINE_N) -> list[dict]:
     """Per fold of ``more`` (``train_budget.py``) and first stage: the first stage alone, the
     top ``n`` read again by the baseline reader (``rerankers.json``) and by the one trained
     longer, and the paired test of longer minus baseline (randomization p, Holm-corrected over the
-    first stages of a fold, questions better / worse). Both must have re-read the same
-    first-stage run (same sha256)."""
-    from gabarito.measure.stats import compare_methods, holm
-
-    seed = more["provenance"]["parameters"]["seed"]
+    first stages of a fold, questions better / worse): the tests the study stored
+    (:data:`BUDGET_TESTS`), else :func:`budget_tests` of the two files. Both must have re-read the
+    same first-stage run (same sha256)."""
+    params = more["provenance"]["parameters"]
+    tests = more.get(BUDGET_TESTS) or budget_tests(base, more["folds"], seed=params["seed"],
+                                                   resamples=params.get("bootstrap_resamples", DEFAULT_RESAMPLES),
+                                                   measure=measure, n=n)
     out = []
     for held, f in more["folds"].items():
         b = base["folds"][held]
@@ -228,16 +259,11 @@ def budget_rows(base: Mapping, more: Mapping, measure: str = MEASURE, n: int = H
             sb, sm = b["first_stages"][stage], f["first_stages"][stage]
             if sb["run_sha256"] != sm["run_sha256"]:
                 raise ValueError(f"{held}/{stage}: the two readers re-read different first-stage runs")
-            key = variant(stage, n)
-            t = compare_methods({"longer": sm[f"per_query_{measure}"][key], "baseline": sb[f"per_query_{measure}"][key]},
-                                seed=seed)[0]
+            key, t = variant(stage, n), tests[held]["tests"][stage]
             out.append({"held_out": held, "stage": stage, "n": n, "alone": sb["metrics"][stage][measure],
                         "baseline": sb["metrics"][key][measure], "longer": sm["metrics"][key][measure],
-                        "diff": t["mean_diff"], "p": t["p_randomization"], "better": t["wins"], "worse": t["losses"]})
-        fold_rows = [r for r in out if r["held_out"] == held]
-        adjusted = holm({r["stage"]: r["p"] for r in fold_rows})
-        for r in fold_rows:
-            r["p_holm"] = adjusted[r["stage"]]
+                        "diff": t["mean_diff"], "p": t["p_randomization"], "better": t["wins"], "worse": t["losses"],
+                        "p_holm": t["p_holm"]})
     return out
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from gabarito.core.runs import Run
 from gabarito.measure import stats
+from gabarito.measure.families import Across, across
 from gabarito.measure.tuning import cross_fit
 from gabarito.retrieval.pipeline import SecondReading, fuse_reading
 from gabarito.retrieval.protocol import Queries
@@ -55,26 +56,41 @@ def lift_difference(before_a: Mapping[str, float], after_a: Mapping[str, float],
     return stats.compare_methods({names[0]: lift_a, names[1]: lift_b}, n_resamples=resamples, seed=seed)[0]
 
 
-def holm_over(rows: Mapping[str, Mapping]) -> dict:
+def holm_over(rows: Mapping[str, Mapping], name: str = "rows") -> dict:
     """``{name: test row}`` (rows of ``compare_methods``) as ``{name: {diff, ci, p, p_holm}}``, the
-    randomization p-values Holm-corrected over these rows (the family is exactly ``rows``)."""
-    p_holm = stats.holm({k: r["p_randomization"] for k, r in rows.items()})
+    randomization p-values Holm-corrected over these rows: the family
+    :class:`gabarito.measure.families.Across` whose members are exactly ``rows``' keys."""
+    p_holm = across(Across(name, tuple(rows)), rows)
     return {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"],
                 "p_holm": p_holm[k]} for k, r in rows.items()}
 
 
+def primary_families(results: Mapping[str, Mapping], primary: tuple[str, int] = PRIMARY) -> dict[str, dict]:
+    """The families :func:`primary_holm` corrects over, one per recipe (``{recipe: {"reading",
+    "lesson"}}``, each an :class:`~gabarito.measure.families.Across` of the folds), as written."""
+    how, n = primary
+    out = {}
+    for recipe in sorted({r["recipe"] for r in results.values()}):
+        folds = tuple(k for k, r in results.items() if r["recipe"] == recipe)
+        out[recipe] = {"reading": Across(f"{how}@{n} against bm25, nDCG@10, {recipe}", folds).to_dict(),
+                       "lesson": Across(f"lesson of {how}@{n}, {recipe}", folds).to_dict()}
+    return out
+
+
 def primary_holm(results: Mapping[str, Mapping], primary: tuple[str, int] = PRIMARY) -> dict:
     """The primary reading against BM25 across folds, Holm-corrected per recipe, beside the lesson
-    (its lift over BM25 minus its lift over the dense first stage), also Holm-corrected.
+    (its lift over BM25 minus its lift over the dense first stage), also Holm-corrected: the
+    families of :func:`primary_families`.
 
     ``results`` maps a fold to its record: ``recipe``, ``first_stages.bm25.tests_nDCG@10`` (rows
     of :func:`gabarito.measure.tuning.against_baseline`) and ``lesson`` (a row of :func:`lift_difference`)."""
     how, n = primary
     out = {}
-    for recipe in sorted({r["recipe"] for r in results.values()}):
-        fuse = holm_over({k: next(t for t in r["first_stages"]["bm25"]["tests_nDCG@10"] if t["a"] == f"{how}@{n}")
-                          for k, r in results.items() if r["recipe"] == recipe})
-        lesson = holm_over({k: r["lesson"] for k, r in results.items() if r["recipe"] == recipe})
+    for recipe, fams in primary_families(results, primary).items():
+        folds = fams["reading"]["members"]
+        fuse = holm_over({k: next(t for t in results[k]["first_stages"]["bm25"]["tests_nDCG@10"]
+                                  if t["a"] == f"{how}@{n}") for k in folds}, fams["reading"]["name"])
+        lesson = holm_over({k: results[k]["lesson"] for k in folds}, fams["lesson"]["name"])
         out[recipe] = {k: {**fuse[k], "lesson_diff": lesson[k]["diff"], "lesson_ci": lesson[k]["ci"],
                            "lesson_p_holm": lesson[k]["p_holm"]} for k in fuse}
     return out

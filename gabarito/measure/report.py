@@ -3,8 +3,10 @@ every page and study reads back.
 
 A :class:`Report` holds, for each method and measure, the mean, its 95% bootstrap interval and
 the per-query values; for each pair of methods on a measure, one paired-test row (difference,
-its interval, the randomization p, the exact sign test, the Holm p over the pairs of that
-measure). The significance level, seed and number of resamples are recorded once.
+its interval, the randomization p, the exact sign test, the Holm p over the report's comparison
+family: every pair of that measure, or each method against one baseline,
+:mod:`gabarito.measure.families`). The significance level, seed, number of resamples and the
+family are recorded once.
 
 :meth:`Report.compare` answers "is ``a`` better than ``b`` on ``m``, and by how much" for
 everyone: it finds the test row of the pair whichever way it was stored and orients it, so a
@@ -13,7 +15,7 @@ difference, an interval, wins and losses are always ``a`` minus ``b``.
 Written to ``results.json`` by :meth:`Report.to_dict` with :data:`SCHEMA`; read back by
 :meth:`Report.from_dict`, which also reads the blocks written before the schema existed (the
 same keys: ``metrics``, ``ci95`` or ``ci``, ``tests`` as one list or a list per measure,
-``per_query``). ``Report.from_dict(r.to_dict()) == r``.
+``per_query``; a block without ``family`` was scored over all pairs). ``Report.from_dict(r.to_dict()) == r``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
+from gabarito.measure.families import AllPairs, Family, family_from_dict
 from gabarito.measure.stats import ALPHA
 
 #: The schema of a written report; a block without it is a report written before it existed.
@@ -121,6 +124,7 @@ class Report:
     seed: int | None = None
     resamples: int | None = None
     alpha: float = ALPHA
+    family: Family = AllPairs()
 
     # --- reading
     @property
@@ -192,7 +196,7 @@ class Report:
         ``per_query=False`` leaves the per-query values out (a study that stores its own)."""
         out = {"schema": SCHEMA, "n": self.n, "queries": None if self.queries is None else list(self.queries),
                "measures": list(self.measures), "seed": self.seed, "resamples": self.resamples,
-               "alpha": self.alpha,
+               "alpha": self.alpha, "family": self.family.to_dict(),
                "metrics": {m: dict(v) for m, v in self.metrics.items()},
                "ci95": {m: {k: list(ci) for k, ci in v.items()} for m, v in self.ci.items()},
                "tests": [dict(row) for row in self.tests]}
@@ -215,7 +219,7 @@ class Report:
                    tests=_flat_tests(block.get("tests")), per_query=block.get("per_query"),
                    n=block.get("n"), queries=None if queries is None else tuple(queries),
                    measures=tuple(measures), seed=block.get("seed"), resamples=block.get("resamples"),
-                   alpha=float(block.get("alpha", ALPHA)))
+                   alpha=float(block.get("alpha", ALPHA)), family=family_from_dict(block.get("family")))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Report) and _same(self.to_dict(), other.to_dict())

@@ -8,8 +8,11 @@ an interval and a p-value are computed in exactly one way:
   (:func:`gabarito.measure.stats.bootstrap_ci`; all the series of one call in one shared draw,
   :func:`gabarito.measure.stats.bootstrap_ci_many`);
 * paired tests between methods are :func:`gabarito.measure.stats.compare_methods`
-  (sign-flip randomization + exact sign test, Holm-corrected over the method pairs of a measure;
-  every measure's pairs at once through :func:`gabarito.measure.stats.compare_tables`).
+  (sign-flip randomization + exact sign test), Holm-corrected over a comparison family given as a
+  parameter (:mod:`gabarito.measure.families`): every pair of methods of a measure
+  (:class:`~gabarito.measure.families.AllPairs`, the default; every measure's pairs at once through
+  :func:`gabarito.measure.stats.compare_tables`) or each method against one baseline
+  (:class:`~gabarito.measure.families.Against`). The report records its family.
 
 The seed defaults to :data:`gabarito.measure.stats.DEFAULT_SEED`; the result records the seed
 and the number of resamples actually used, so a results file says how it was computed.
@@ -22,6 +25,7 @@ from typing import Mapping, Sequence
 from gabarito.core.measures import parse_measures
 from gabarito.errors import GabaritoError
 from gabarito.measure import metrics, stats
+from gabarito.measure.families import AllPairs, Family, paired_tests
 from gabarito.measure.report import Report
 
 DEFAULT_RESAMPLES = 10000
@@ -69,13 +73,15 @@ def per_query_values(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels,
 
 def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: Sequence[str], *,
                tested: Sequence[str] | None = None, resamples: int = DEFAULT_RESAMPLES,
-               seed: int = stats.DEFAULT_SEED, order: Sequence[str] | None = None) -> Report:
+               seed: int = stats.DEFAULT_SEED, order: Sequence[str] | None = None,
+               family: Family = AllPairs()) -> Report:
     """Score several runs on the same qrels: the :class:`~gabarito.measure.report.Report` of
     their means, intervals, per-query values and paired tests.
 
     ``tested`` limits the paired tests to some measures (default: all); ``order`` fixes the query
     order the bootstrap resamples (default: sorted query ids), so a caller reproducing an
-    earlier computation can keep its own.
+    earlier computation can keep its own; ``family`` says which pairs are tested and what their
+    Holm p is corrected over (:mod:`gabarito.measure.families`).
     """
     if not runs:
         raise GabaritoError("nothing to score: no run given")
@@ -97,7 +103,8 @@ def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: 
     if len(runs) >= 2:
         tables = {meas: {m: [per_query[m][meas][q] for q in qids] for m in runs}
                   for meas in (measures if tested is None else tested)}
-        for meas, rows in stats.compare_tables(tables, n_resamples=resamples, seed=seed).items():
+        for meas, rows in paired_tests(tables, family, resamples=resamples, seed=seed).items():
             tests.extend({"measure": meas, **row} for row in rows)
     return Report(metrics=means, ci=ci, tests=tuple(tests), per_query=per_query, n=len(qids),
-                  queries=tuple(qids), measures=tuple(measures), seed=seed, resamples=resamples)
+                  queries=tuple(qids), measures=tuple(measures), seed=seed, resamples=resamples,
+                  family=family)

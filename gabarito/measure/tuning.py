@@ -11,7 +11,8 @@ functions here keep the two apart:
   half B and the reverse, so every query is answered by a value chosen *without* it, and the
   resulting run can be scored on all queries like any other;
 * :func:`against_baseline` -- paired tests of several methods against one baseline, Holm-corrected
-  over those comparisons only (not over every pair of methods).
+  over those comparisons only (not over every pair of methods): the family
+  :class:`gabarito.measure.families.Against`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import random
 from typing import Callable, Mapping, Sequence
 
 from gabarito.errors import GabaritoError
-from gabarito.measure import metrics, stats
+from gabarito.measure import metrics
+from gabarito.measure.families import Against, paired_tests
 from gabarito.core.runs import Qrels, Run
 from gabarito.measure.stats import ALPHA
 
@@ -85,18 +87,7 @@ def against_baseline(per_query: Mapping[str, Mapping[str, float]], baseline: str
                      seed: int, alpha: float = ALPHA) -> list[dict]:
     """Each method against ``baseline`` on the same queries (rows of
     :func:`gabarito.measure.stats.compare_methods` with ``a`` the method, ``b`` the baseline), the
-    randomization p-values Holm-corrected over these comparisons only."""
-    if baseline not in per_query:
-        raise GabaritoError(f"baseline {baseline!r} has no per-query values")
-    rows = []
-    for method, values in per_query.items():
-        if method == baseline:
-            continue
-        row = stats.compare_methods({method: values, baseline: per_query[baseline]}, n_resamples=resamples,
-                                    alpha=alpha, seed=seed)[0]
-        rows.append(row)
-    adjusted = stats.holm({str(i): r["p_randomization"] for i, r in enumerate(rows)})
-    for i, row in enumerate(rows):
-        row["p_holm"] = adjusted[str(i)]
-        row["holm_family"] = len(rows)
-    return rows
+    randomization p-values Holm-corrected over these comparisons only: the tests of one measure
+    under the family :class:`gabarito.measure.families.Against` (what ``score_runs(...,
+    family=Against(baseline))`` stores)."""
+    return paired_tests({"": per_query}, Against(baseline), resamples=resamples, seed=seed, alpha=alpha)[""]

@@ -1,0 +1,100 @@
+"""No statistic computed while the site builds (issue 40, item 2): the reranking headline's Holm
+and the longer-trained reader's tests (``budget_rows``) come from values the study stores; results
+written before they were stored are corrected by the same library function (the families of
+:mod:`gabarito.measure.families`), and on the committed files that function gives exactly the
+numbers the page showed before (the computation the findings ran at page time, written out here).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from gabarito.measure import stats
+from gabarito.measure.families import Across, family_from_dict
+from gabarito.study.claims import check_family, parse_claims
+from studies.reranking import findings as PA
+from studies.standard_collections import reranker_findings as RA
+
+ROOT = Path(__file__).resolve().parents[2]
+RERANKING = ROOT / "case-studies" / "reranking"
+CLASSIC = ROOT / "case-studies" / "standard_collections"
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# --- the reranking headline ------------------------------------------------------------------------
+
+def test_the_headline_holm_on_the_committed_results_is_what_the_page_showed():
+    res = _load(RERANKING / "results.json")
+    assert all("p_holm" not in h for h in res["headline"])  # written before the study stored it
+    hl = PA.headline(res)
+    before = stats.holm({i: h["cutoff1"]["p"] for i, h in enumerate(res["headline"])})  # the page-time Holm
+    assert [r["p_holm"] for r in hl["rows"]] == [before[i] for i in range(len(res["headline"]))]
+    assert PA.headline_holm(res["headline"]) == [r["p_holm"] for r in hl["rows"]]
+    family = PA.headline_family(res["headline"])
+    assert len(family.members) == len(res["headline"]) == 20 and family.p == ("cutoff1", "p")
+
+
+def test_the_headline_reads_the_holm_the_study_stored():
+    res = _load(RERANKING / "results.json")
+    computed = PA.headline(res)
+    stored = copy.deepcopy(res)  # what run_rerank.py writes from now on
+    for row, p in zip(stored["headline"], PA.headline_holm(stored["headline"])):
+        row["p_holm"] = p
+    stored["headline_family"] = PA.headline_family(stored["headline"]).to_dict()
+    assert PA.headline(stored) == computed
+    assert family_from_dict(stored["headline_family"]) == PA.headline_family(res["headline"])
+    # once stored, the declared family can be checked number by number, not only by size
+    declared = parse_claims(_load(RERANKING / "study.json")["claims"], RERANKING / "study.json")["results.json"]
+    fam = declared.family(PA.HEADLINE_FAMILY)
+    assert check_family(stored, replace(fam, computed="results")) == []
+    stored["headline"][0]["p_holm"] = 0.0  # the findings read the stored value, never recompute it
+    assert PA.headline(stored)["rows"][0]["p_holm"] == 0.0
+
+
+# --- the reader trained longer (rerankers_budget.json against rerankers.json) -------------------------
+
+def _page_time_budget_rows(base: dict, more: dict) -> list[dict]:
+    """What ``budget_rows`` computed while the site built, before the study stored its tests."""
+    seed = more["provenance"]["parameters"]["seed"]
+    out = []
+    for held, f in more["folds"].items():
+        b = base["folds"][held]
+        for stage in RA.STAGES:
+            sb, sm = b["first_stages"][stage], f["first_stages"][stage]
+            key = RA.variant(stage, RA.HEADLINE_N)
+            t = stats.compare_methods({"longer": sm[f"per_query_{RA.MEASURE}"][key],
+                                       "baseline": sb[f"per_query_{RA.MEASURE}"][key]}, seed=seed)[0]
+            out.append({"held_out": held, "stage": stage, "n": RA.HEADLINE_N, "alone": sb["metrics"][stage][RA.MEASURE],
+                        "baseline": sb["metrics"][key][RA.MEASURE], "longer": sm["metrics"][key][RA.MEASURE],
+                        "diff": t["mean_diff"], "p": t["p_randomization"], "better": t["wins"], "worse": t["losses"]})
+        fold_rows = [r for r in out if r["held_out"] == held]
+        adjusted = stats.holm({r["stage"]: r["p"] for r in fold_rows})
+        for r in fold_rows:
+            r["p_holm"] = adjusted[r["stage"]]
+    return out
+
+
+def test_budget_rows_on_the_committed_files_are_what_the_page_showed():
+    base, more = _load(CLASSIC / "rerankers.json"), _load(CLASSIC / "rerankers_budget.json")
+    assert RA.BUDGET_TESTS not in more  # written before the study stored its tests
+    assert RA.budget_rows(base, more) == _page_time_budget_rows(base, more)
+
+
+def test_budget_rows_read_the_tests_the_study_stored():
+    base, more = _load(CLASSIC / "rerankers.json"), _load(CLASSIC / "rerankers_budget.json")
+    params = more["provenance"]["parameters"]
+    tests = RA.budget_tests(base, more["folds"], seed=params["seed"], resamples=params["bootstrap_resamples"])
+    for held, entry in tests.items():
+        family = family_from_dict(entry["family"])
+        assert isinstance(family, Across) and family.members == RA.STAGES
+        assert sorted(entry["tests"]) == sorted(RA.STAGES)
+    stored = {**json.loads(json.dumps(more)), RA.BUDGET_TESTS: json.loads(json.dumps(tests))}  # as train_budget.py writes
+    assert RA.budget_rows(base, stored) == RA.budget_rows(base, more)
+    stored[RA.BUDGET_TESTS]["cranfield"]["tests"]["bm25"]["p_holm"] = 0.5
+    assert RA.budget_rows(base, stored)[0]["p_holm"] == 0.5  # read, not recomputed
