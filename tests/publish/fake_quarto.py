@@ -14,10 +14,13 @@
      (``getColumnLayoutElements``); one inside a callout's body is taken out of the callout and put
      after it (``processMarginElsInCallouts``), and Quarto's grid places it in the right margin, outside
      the text column. Here the aside goes after its callout, into a ``div.column-margin`` styled as that
-     margin (right of the text, 215 px wide).
+     margin (right of the text, 215 px wide);
+   - Quarto reads an HTML table of an output into pandoc's own (quarto.org, "HTML Table Processing",
+     1.3 and later), and pandoc writes a cell's alignment as ``style="text-align: right;"``, with a space
+     and a semicolon: the cells here are respelled so.
 
-Each call appends a JSON line to ``handed/../quarto-log.jsonl``: the arguments and how many pages got the
-widget scripts and how many asides were moved.
+Each call appends a JSON line to ``handed/../quarto-log.jsonl``: the arguments, how many pages got the
+widget scripts, how many asides were moved and how many table cells respelled.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ WIDGET_HEAD = (
     '{return window.jQuery;})</script>\n')
 MARGIN = '<div class="column-margin" style="position:absolute;left:calc(100% + 1.5rem);width:215px">'
 CALLOUT = re.compile(r'<div\b[^>]*\bclass="callout[ "]')
+CELL_STYLE = re.compile(r'<(t[dh])\b([^>]*?)\sstyle="text-align:\s*(\w+)[^"]*"')
 
 
 def has_html_output(nb_path):
@@ -78,7 +82,7 @@ if handed.exists():
 shutil.copytree(stage, handed, ignore=shutil.ignore_patterns(".packaged", "downloads", "_site"))
 from smalldocs.site import build
 site = Path(build(stage, quiet=True).out)
-widgets = moved = 0
+widgets = moved = cells = 0
 for page in sorted(site.rglob("*.html")):
     if "site_libs" in page.parts:
         continue
@@ -90,9 +94,11 @@ for page in sorted(site.rglob("*.html")):
         widgets += 1
     text, n = move_asides(text)
     moved += n
+    text, n = CELL_STYLE.subn(r'<\1\2 style="text-align: \3;"', text)
+    cells += n
     page.write_text(text, encoding="utf-8")
 with open(handed.parent / "quarto-log.jsonl", "a", encoding="utf-8") as log:
-    log.write(json.dumps({"args": args, "widget_pages": widgets, "asides_moved": moved}) + "\n")
+    log.write(json.dumps({"args": args, "widget_pages": widgets, "asides_moved": moved, "cells_respelled": cells}) + "\n")
 '''
 
 
