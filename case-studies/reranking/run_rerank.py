@@ -59,7 +59,6 @@ from studies.reranking.rerank_accuracy import (MAX_THROUGH, THRESHOLD_TABLE, cal
                                                first_stage_measures, headline, n_sweep, reader_input)
 from studies.reranking.rerank_bench import (DEPTH, E5, HEADLINE_N, MAIN_SPEC, MINILM, MMR_SPEC, MPNET,  # noqa: E402
                                             SIZE_SPECS, STAGES, Bench, chunk_gold, measures, pick_questions)
-from studies.reranking.findings import headline_family, headline_holm  # noqa: E402
 from studies.reranking.rerank_cost import cost_phase  # noqa: E402
 from studies.reranking.rerank_latency import Clock, latency_per_n, per_chunk_size, timed_questions  # noqa: E402
 from studies.reranking.rerank_mmr import LAMBDAS, mmr_phase  # noqa: E402
@@ -360,8 +359,6 @@ def run(ctx) -> dict:
     with ctx.phase("headline"):
         first_stages = first_stage_measures(bench, plan.sweep_ns)
         head, per_question = headline(bench)
-        for row, p_holm in zip(head, headline_holm(head)):  # the family the page reads, stored with its p
-            row["p_holm"] = p_holm
     with ctx.phase("sweep and reader input"):
         sweep, read_input = n_sweep(bench, plan.sweep_ns), reader_input(bench)
     timing = latency(bench, plan, ctx)
@@ -385,7 +382,6 @@ def run(ctx) -> dict:
         "cross_encoder": cross,
         "first_stages": first_stages,
         "headline": head,
-        "headline_family": headline_family(head).to_dict(),
         "per_question": per_question,
         "n_sweep": sweep,
         "reader_input": read_input,

@@ -32,8 +32,7 @@ from pathlib import Path
 from gabarito.hashing import sha256_file
 from gabarito.core.runs import Run
 from gabarito.measure.score import score_runs
-from gabarito.measure.readings import (GRID, HOWS, PRIMARY, lift_difference, primary_families, primary_holm,
-                                       reading_variants)
+from gabarito.measure.readings import GRID, HOWS, PRIMARY, lift_difference, primary_holm, reading_variants
 from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.protocol import Queries
@@ -159,7 +158,7 @@ def run(ctx) -> dict:
     corpus = {n: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())}
               for n, c in collections.items()}
     engine = {"name": "sentence-transformers CrossEncoder (trained here)", "device": a.device or "cpu"}
-    return {"folds": results, "primary": primary_holm(results), "primary_families": primary_families(results),
+    return {"folds": results, "primary": primary_holm(results),
             "provenance": ctx.provenance(corpus=corpus, model=encoder.provenance(), engine=engine,
                                          parameters=parameters)}
 

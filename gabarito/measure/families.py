@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from gabarito.errors import GabaritoError
 from gabarito.measure import stats
@@ -31,7 +32,7 @@ from gabarito.measure.stats import ALPHA
 #: The one correction a family applies (Holm-Bonferroni, :func:`gabarito.measure.stats.holm`).
 HOLM = "holm"
 
-__all__ = ["HOLM", "AllPairs", "Against", "Across", "across", "family_from_dict", "paired_across",
+__all__ = ["HOLM", "AllPairs", "Against", "Across", "Family", "across", "family_from_dict", "paired_across",
            "paired_tests"]
 
 
@@ -39,7 +40,7 @@ __all__ = ["HOLM", "AllPairs", "Against", "Across", "across", "family_from_dict"
 class AllPairs:
     """Every pair of methods, Holm over the pairs of one measure."""
 
-    correction: str = HOLM
+    correction: ClassVar[str] = HOLM
 
     def members(self, methods: Sequence[str]) -> list[tuple[str, str]]:
         """The pairs ``(a, b)`` tested, in the order the rows are stored."""
@@ -56,7 +57,7 @@ class Against:
 
     baseline: str
     among: tuple[str, ...] | None = None
-    correction: str = HOLM
+    correction: ClassVar[str] = HOLM
 
     def members(self, methods: Sequence[str]) -> list[tuple[str, str]]:
         if self.baseline not in methods:
@@ -82,7 +83,7 @@ class Across:
     name: str
     members: tuple[str, ...]
     p: str | tuple[str, ...] = "p_randomization"
-    correction: str = HOLM
+    correction: ClassVar[str] = HOLM
 
     def __post_init__(self):
         if not self.members or len(set(self.members)) != len(self.members):

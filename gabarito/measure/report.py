@@ -15,7 +15,8 @@ difference, an interval, wins and losses are always ``a`` minus ``b``.
 Written to ``results.json`` by :meth:`Report.to_dict` with :data:`SCHEMA`; read back by
 :meth:`Report.from_dict`, which also reads the blocks written before the schema existed (the
 same keys: ``metrics``, ``ci95`` or ``ci``, ``tests`` as one list or a list per measure,
-``per_query``; a block without ``family`` was scored over all pairs). ``Report.from_dict(r.to_dict()) == r``.
+``per_query``; a block without ``family`` was scored over all pairs, and an all-pairs block is
+written without one, so the files written before families are unchanged). ``Report.from_dict(r.to_dict()) == r``.
 """
 
 from __future__ import annotations
@@ -196,7 +197,7 @@ class Report:
         ``per_query=False`` leaves the per-query values out (a study that stores its own)."""
         out = {"schema": SCHEMA, "n": self.n, "queries": None if self.queries is None else list(self.queries),
                "measures": list(self.measures), "seed": self.seed, "resamples": self.resamples,
-               "alpha": self.alpha, "family": self.family.to_dict(),
+               "alpha": self.alpha, **_family_field(self.family),
                "metrics": {m: dict(v) for m, v in self.metrics.items()},
                "ci95": {m: {k: list(ci) for k, ci in v.items()} for m, v in self.ci.items()},
                "tests": [dict(row) for row in self.tests]}
@@ -236,3 +237,10 @@ def _same(x, y) -> bool:
     if isinstance(x, list) and isinstance(y, list):
         return len(x) == len(y) and all(_same(a, b) for a, b in zip(x, y))
     return x == y
+
+
+def _family_field(family: Family) -> dict:
+    """The ``family`` key of a written block: absent for :class:`AllPairs` (the scorer's default,
+    what a block without it has always meant, so every all-pairs block written before families is
+    the same file), the family's own form for any other."""
+    return {} if isinstance(family, AllPairs) else {"family": family.to_dict()}

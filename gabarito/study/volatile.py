@@ -95,9 +95,11 @@ DECLARED: dict[str, tuple[str, ...]] = {
         "installs/*/steps_s", "wheel_s",
     ),
     "peers/measures.json": (
-        "collections/*/score_runs/seconds", "collections/*/tools/*/build_s", "collections/*/tools/*/doc_keys_s",
-        "collections/*/tools/*/first_call_s", "collections/*/tools/*/input_build_s",
-        "collections/*/tools/*/median_s", "collections/*/tools/*/min_s", "collections/*/tools/*/seconds",
+        "collections/*/files/*/median_s", "collections/*/files/*/min_s", "collections/*/files/*/seconds",
+        "collections/*/prebuilt/*/build_s", "collections/*/prebuilt/*/first_call_s",
+        "collections/*/prebuilt/*/median_s", "collections/*/prebuilt/*/min_s", "collections/*/prebuilt/*/seconds",
+        "collections/*/oneshot/*/median_s", "collections/*/oneshot/*/min_s", "collections/*/oneshot/*/seconds",
+        "collections/*/oneshot/*/peak_rss_kib", "collections/*/ratios/*/*", "collections/*/load_average_per_round",
     ),
     "peers/vectors.json": (
         "large_plan/budget_s", "large_plan/estimates/*/estimated_s", "large_plan/total_estimated_s",

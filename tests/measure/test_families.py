@@ -78,7 +78,8 @@ def test_the_default_family_is_all_pairs_and_gives_todays_tests():
     runs, qrels = _runs_and_qrels()
     report = score_runs(runs, qrels, ["nDCG@10", "RR@10"], resamples=500, seed=3)
     assert report.family == AllPairs()
-    assert report.to_dict()["family"] == {"kind": "all_pairs", "per": "measure", "correction": "holm"}
+    assert "family" not in report.to_dict()  # all pairs is what a block without a family means
+    assert AllPairs().to_dict() == {"kind": "all_pairs", "per": "measure", "correction": "holm"}
     tables = {m: {k: [report.values(k, m)[q] for q in report.queries] for k in runs} for m in ("nDCG@10", "RR@10")}
     want = stats.compare_tables(tables, n_resamples=500, seed=3)
     assert list(report.tests) == [{"measure": m, **row} for m, rows in want.items() for row in rows]
@@ -118,8 +119,9 @@ def test_a_report_carries_its_family_through_its_file():
         again = Report.from_dict(block)
         assert again == report and again.family == family
     old = report.to_dict()
-    del old["family"]  # a block written before families: scored over all pairs
+    del old["family"]  # a block without a family was scored over all pairs
     assert Report.from_dict(old).family == AllPairs()
+    assert family_from_dict(AllPairs().to_dict()) == AllPairs()
     fam = Across("f", ("x", "y"), p=("cutoff1", "p"))
     assert family_from_dict(json.loads(json.dumps(fam.to_dict()))) == fam
     for bad in ({"kind": "some"}, {"kind": "against"}, {"kind": "all_pairs", "correction": "bonferroni"}, ["x"]):
@@ -127,8 +129,9 @@ def test_a_report_carries_its_family_through_its_file():
             family_from_dict(bad)
 
 
-def test_gabarito_evaluate_writes_the_family_its_holm_ran_over(tmp_path):
-    """``gabarito evaluate`` stores its report with the family (all pairs per measure) in run.json."""
+def test_gabarito_evaluate_leaves_the_default_family_unwritten(tmp_path):
+    """``gabarito evaluate`` scores all pairs per measure, the family a block without one means: run.json
+    stays as before families, and reads back as AllPairs."""
     rng = np.random.default_rng(5)
     words = np.array([f"w{i}" for i in range(200)])
     docs = [{"id": f"d{i}", "title": f"doc {i}", "text": " ".join(rng.choice(words, 20))} for i in range(20)]
@@ -143,7 +146,7 @@ def test_gabarito_evaluate_writes_the_family_its_holm_ran_over(tmp_path):
                           env={**__import__("os").environ, "GABARITO_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
-    assert record["report"]["family"] == {"kind": "all_pairs", "per": "measure", "correction": "holm"}
+    assert "family" not in record["report"]  # the default, unwritten: run.json files stay as before
     assert Report.from_dict(record["report"]).family == AllPairs()
 
 
@@ -162,7 +165,8 @@ def test_across_corrects_exactly_its_members():
     a, b = [0.1, 0.5, 0.9, 0.2, 0.4], [0.0, 0.5, 0.7, 0.3, 0.1]
     tested = paired_across(Across("two", ("x", "y")), {"x": {"a": a, "b": b}, "y": {"a": b, "b": a}},
                            resamples=300, seed=2)
-    assert {k: r["p_holm"] for k, r in tested.items()} == stats.holm({k: r["p_randomization"] for k, r in tested.items()})
+    raw = {k: r["p_randomization"] for k, r in tested.items()}
+    assert {k: r["p_holm"] for k, r in tested.items()} == stats.holm(raw)
     assert tested["x"]["mean_diff"] == pytest.approx(-tested["y"]["mean_diff"])
 
 

@@ -94,7 +94,8 @@ def test_budget_rows_read_the_tests_the_study_stored():
         family = family_from_dict(entry["family"])
         assert isinstance(family, Across) and family.members == RA.STAGES
         assert sorted(entry["tests"]) == sorted(RA.STAGES)
-    stored = {**json.loads(json.dumps(more)), RA.BUDGET_TESTS: json.loads(json.dumps(tests))}  # as train_budget.py writes
+    # as train_budget.py writes it
+    stored = {**json.loads(json.dumps(more)), RA.BUDGET_TESTS: json.loads(json.dumps(tests))}
     assert RA.budget_rows(base, stored) == RA.budget_rows(base, more)
     stored[RA.BUDGET_TESTS]["cranfield"]["tests"]["bm25"]["p_holm"] = 0.5
     assert RA.budget_rows(base, stored)[0]["p_holm"] == 0.5  # read, not recomputed
