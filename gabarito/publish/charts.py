@@ -32,6 +32,10 @@ def method_color(key: str, index: int = 0) -> str:
 LINE = 34
 
 
+#: The longest line of a model's name under a box plot's groups (three or four groups share a phone's width).
+BOX_LABEL = 14
+
+
 def wrap(label: str, width: int = LINE) -> str:
     """``label`` in lines of at most ``width`` characters joined by plotly's ``<br>`` (a label that
     already has a ``<br>`` is left as it is)."""
@@ -39,7 +43,7 @@ def wrap(label: str, width: int = LINE) -> str:
 
     if "<br>" in label or len(label) <= width:
         return label
-    return "<br>".join(textwrap.wrap(label, width, break_long_words=False))
+    return "<br>".join(textwrap.wrap(label, width, break_long_words=False, break_on_hyphens=False))
 
 
 def layout(fig, **kw):
@@ -168,11 +172,14 @@ def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], 
         xs, ys = [], []
         for label, answered, unanswered in groups:
             vals = answered if flag == 1 else unanswered
-            xs += [label] * len(vals)
+            xs += [wrap(label, BOX_LABEL)] * len(vals)
             ys += list(vals)
         fig.add_trace(go.Box(x=xs, y=ys, name=name, marker_color=color, boxpoints="all", jitter=0.4,
                              pointpos=0, hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
-    return layout(fig, boxmode="group", height=420, yaxis=dict(title=yaxis_title))
+    # two short entries above the plot: the models' names, wrapped so that they stay level on a
+    # phone, take the room under it
+    return layout(fig, boxmode="group", height=440, yaxis=dict(title=yaxis_title), xaxis=dict(tickangle=0),
+                  legend=dict(LEGEND, y=1.02, yanchor="bottom"))
 
 
 def selector(fig, names: Sequence[str], traces_per_view: Sequence[int], *, titles: Sequence[str] | None = None):

@@ -55,7 +55,9 @@ def pages(tmp_path_factory) -> dict:
 def test_each_page_is_under_500_kb_and_carries_no_plotly(pages, name):
     page = pages[name].read_text(encoding="utf-8")
     assert pages[name].stat().st_size < LIMIT, pages[name].stat().st_size
-    assert "Plotly." not in page and "plotly.js" not in page.lower()  # the site's CSS names plotly's classes
+    # plotly.js itself (its bundle defines newPlot; its banner names it): the site's CSS names plotly's
+    # classes and gabarito.js fits the charts a site page draws, neither is the library
+    assert "newPlot" not in page and "plotly.js" not in page.lower()
     assert page.count("<script>") == 1  # the site's own small script, nothing else
     assert '<figure class="gabarito-svg"><svg ' in page
 
