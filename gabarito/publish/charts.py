@@ -32,8 +32,15 @@ def method_color(key: str, index: int = 0) -> str:
 LINE = 34
 
 
-#: The longest line of a model's name under a box plot's groups (three or four groups share a phone's width).
-BOX_LABEL = 14
+#: The x axis of a weight from 0 to 1 on a plot whose y axis also starts at 0: a little room each
+#: side, so that the two axes' "0" do not meet in the corner.
+WEIGHT_RANGE = (-0.03, 1.03)
+
+#: The most categories whose bars stand side by side (:func:`grouped_bars`); more lie down.
+STANDING = 6
+
+#: The longest line of a model's name beside a box plot's rows (the plot keeps most of a phone's width).
+BOX_LABEL = 16
 
 
 def wrap(label: str, width: int = LINE) -> str:
@@ -94,20 +101,31 @@ def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence
 def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float]],
                  intervals: Mapping[str, Sequence[Sequence[float]]], *, yaxis_title: str, height: int = 440,
                  keys: Sequence[str] | None = None):
-    """Vertical bars: one group per category, one bar per series, 95% intervals as whiskers.
-    ``keys``: each series' method key, in order, so a method has its one colour on every page
-    (:func:`method_color`); without them, the palette in order."""
+    """Bars: one group per category, one bar per series, 95% intervals as whiskers. Up to
+    :data:`STANDING` categories the bars stand (categories along the bottom); more lie down, one row
+    per category (its name on the left, the first on top), since their names would not fit side by
+    side on a phone. ``keys``: each series' method key, in order, so a method has its one colour on
+    every page (:func:`method_color`); without them, the palette in order."""
     import plotly.graph_objects as go
 
     if keys is not None and len(keys) != len(series):
         raise ValueError(f"{len(keys)} method keys for {len(series)} series")
+    lying = len(categories) > STANDING
     fig = go.Figure()
     for i, (name, vals) in enumerate(series.items()):
         lo, hi = _ci_arrays(vals, intervals[name])
         color = method_color(keys[i], i) if keys is not None else PALETTE[i % len(PALETTE)]
-        fig.add_trace(go.Bar(x=list(categories), y=list(vals), name=name, marker_color=color,
-                             error_y=dict(type="data", array=hi, arrayminus=lo, thickness=1.2, color="#1F2937"),
-                             hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>"))
+        whisker = dict(type="data", array=hi, arrayminus=lo, thickness=1.2, color="#1F2937")
+        cats = [c.replace("<br>", " ") for c in categories] if lying else list(categories)
+        bar = (dict(y=cats, x=list(vals), orientation="h", error_x=whisker,
+                    hovertemplate="%{y}: %{x:.3f}<extra>" + html.escape(name) + "</extra>") if lying else
+               dict(x=cats, y=list(vals), error_y=whisker,
+                    hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>"))
+        fig.add_trace(go.Bar(name=name, marker_color=color, **bar))
+    if lying:
+        rows = len(categories) * (10 * len(series) + 16)
+        return layout(fig, barmode="group", height=max(height, 120 + rows),
+                      xaxis=dict(title=yaxis_title, range=[0, 1]), yaxis=dict(autorange="reversed"))
     return layout(fig, barmode="group", height=height, yaxis=dict(title=yaxis_title, range=[0, 1]))
 
 
@@ -164,7 +182,9 @@ def rank_strip(rows: Sequence[Mapping], methods: Sequence[str], cutoff: int):
 
 
 def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], *, yaxis_title: str):
-    """Two boxes per group: the scores of questions with an answer and of those without."""
+    """Two boxes per group: the scores of questions with an answer and of those without. Lying
+    down, one row per group (its name on the left, wrapped), so that four models' names fit a
+    phone's width; ``yaxis_title`` names the score, on the axis the boxes lie along."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -172,14 +192,13 @@ def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], 
         xs, ys = [], []
         for label, answered, unanswered in groups:
             vals = answered if flag == 1 else unanswered
-            xs += [wrap(label, BOX_LABEL)] * len(vals)
-            ys += list(vals)
+            ys += [wrap(label, BOX_LABEL)] * len(vals)
+            xs += list(vals)
         fig.add_trace(go.Box(x=xs, y=ys, name=name, marker_color=color, boxpoints="all", jitter=0.4,
-                             pointpos=0, hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
-    # two short entries above the plot: the models' names, wrapped so that they stay level on a
-    # phone, take the room under it
-    return layout(fig, boxmode="group", height=440, yaxis=dict(title=yaxis_title), xaxis=dict(tickangle=0),
-                  legend=dict(LEGEND, y=1.02, yanchor="bottom"))
+                             pointpos=0, orientation="h", hovertemplate="%{y}: %{x:.3f}<extra>" + name + "</extra>"))
+    # two short entries above the plot; the first group on top
+    return layout(fig, boxmode="group", height=120 + 110 * len(groups), xaxis=dict(title=yaxis_title),
+                  yaxis=dict(autorange="reversed"), legend=dict(LEGEND, y=1.02, yanchor="bottom"))
 
 
 def selector(fig, names: Sequence[str], traces_per_view: Sequence[int], *, titles: Sequence[str] | None = None):

@@ -342,12 +342,14 @@ def test_charts_tables_and_the_home_answer_fit_a_phone(reader, check):
 
 def test_phone_checks_are_not_vacuous(reader):
     """Labels of every chart were measured, each chapter's headline table was found (as cards on a
-    phone) and the home page's answer was measured at both widths."""
+    phone where it does not fit) and the home page's answer was measured at both widths."""
     reports, _ = reader
     print(f"\noverlapping chart labels: {overlap_count(reports)}")
     assert sum(r.get("chart_texts", 0) for r in reports.values()) > 500
     heads = {p: r.get("headline_table") for (p, w), r in reports.items() if w == 390 and p.startswith("notebooks/")}
-    assert heads and all(h and h["cells"] > 3 and h["cards"] for h in heads.values()), heads
+    # a headline table that fits a phone stays a table; one that does not becomes cards (at least one does)
+    assert heads and all(h and h["cells"] > 3 and (h["cards"] or not h["out_of_view"]) for h in heads.values()), heads
+    assert any(h["cards"] for h in heads.values()), heads
     assert all(reports[("index.html", w)].get("answer") for w in WIDTHS)
 
 
