@@ -111,16 +111,19 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float]
     if keys is not None and len(keys) != len(series):
         raise ValueError(f"{len(keys)} method keys for {len(series)} series")
     lying = len(categories) > STANDING
+    # lying, a category is one row: its name on one line; the value axis is x, the names' axis y
+    cats = [c.replace("<br>", " ") for c in categories] if lying else list(categories)
+    names_axis, values_axis, error = ("y", "x", "error_x") if lying else ("x", "y", "error_y")
+    hover = f"%{{{names_axis}}}: %{{{values_axis}:.3f}}<extra>"
     fig = go.Figure()
     for i, (name, vals) in enumerate(series.items()):
         lo, hi = _ci_arrays(vals, intervals[name])
         color = method_color(keys[i], i) if keys is not None else PALETTE[i % len(PALETTE)]
         whisker = dict(type="data", array=hi, arrayminus=lo, thickness=1.2, color="#1F2937")
-        cats = [c.replace("<br>", " ") for c in categories] if lying else list(categories)
-        bar = (dict(y=cats, x=list(vals), orientation="h", error_x=whisker,
-                    hovertemplate="%{y}: %{x:.3f}<extra>" + html.escape(name) + "</extra>") if lying else
-               dict(x=cats, y=list(vals), error_y=whisker,
-                    hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>"))
+        bar = {names_axis: cats, values_axis: list(vals), error: whisker,
+               "hovertemplate": hover + html.escape(name) + "</extra>"}
+        if lying:
+            bar["orientation"] = "h"
         fig.add_trace(go.Bar(name=name, marker_color=color, **bar))
     if lying:
         rows = len(categories) * (10 * len(series) + 16)
@@ -181,10 +184,10 @@ def rank_strip(rows: Sequence[Mapping], methods: Sequence[str], cutoff: int):
                              range=[0.5, cutoff + 1.5], dtick=1), yaxis=dict(automargin=True))
 
 
-def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], *, yaxis_title: str):
+def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], *, score_title: str):
     """Two boxes per group: the scores of questions with an answer and of those without. Lying
     down, one row per group (its name on the left, wrapped), so that four models' names fit a
-    phone's width; ``yaxis_title`` names the score, on the axis the boxes lie along."""
+    phone's width; ``score_title`` names the score, on the axis the boxes lie along (x)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -197,7 +200,7 @@ def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], 
         fig.add_trace(go.Box(x=xs, y=ys, name=name, marker_color=color, boxpoints="all", jitter=0.4,
                              pointpos=0, orientation="h", hovertemplate="%{y}: %{x:.3f}<extra>" + name + "</extra>"))
     # two short entries above the plot; the first group on top
-    return layout(fig, boxmode="group", height=120 + 110 * len(groups), xaxis=dict(title=yaxis_title),
+    return layout(fig, boxmode="group", height=120 + 110 * len(groups), xaxis=dict(title=score_title),
                   yaxis=dict(autorange="reversed"), legend=dict(LEGEND, y=1.02, yanchor="bottom"))
 
 

@@ -179,7 +179,7 @@ def no_answer_section(record: dict) -> list[str]:
         return []
     scores = findings.top_scores(rows)
     fig = svg.score_boxes([("Esta execução", scores["answerable"], scores["unanswerable"])],
-                          yaxis_title="Escore do 1º resultado")
+                          score_title="Escore do 1º resultado")
     out = ["<h2>Perguntas sem resposta: um limiar no escore</h2>",
            "<p>O escore do primeiro resultado, nas perguntas com e sem resposta no acervo. Abaixo de um limiar, a "
            "busca pode dizer que não encontrou em vez de dar uma resposta errada.</p>", fig]

@@ -123,7 +123,7 @@ def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence
     return _figure(axis_y + 16 + used, parts + legend, label)
 
 
-def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], *, yaxis_title: str) -> Html:
+def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], *, score_title: str) -> Html:
     """Two boxes per group, the scores of the questions with an answer and of those without,
     every question drawn as a dot beside its box (the chart of
     :func:`gabarito.publish.charts.score_boxes`)."""
@@ -139,7 +139,7 @@ def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], 
     digits = _decimals(scale)
     parts = [f'<line x1="{left}" y1="{y(t):.1f}" x2="{right}" y2="{y(t):.1f}" stroke="{GRID}"/>'
              + _text(left - 5, y(t) + 3.5, num(t, digits), size=10, anchor="end", fill=MUTED) for t in scale]
-    parts.append(_text(12, top + plot_h / 2, yaxis_title, size=11, anchor="middle", fill=MUTED,
+    parts.append(_text(12, top + plot_h / 2, score_title, size=11, anchor="middle", fill=MUTED,
                        extra=f' transform="rotate(-90 12 {top + plot_h / 2:.1f})"'))
     slot = (right - left) / max(len(groups), 1)
     for g, (name, *series) in enumerate(groups):
@@ -165,4 +165,4 @@ def score_boxes(groups: Sequence[tuple[str, Sequence[float], Sequence[float]]], 
                 for i, v in enumerate(vals))
             parts += [box, dots]
     legend, used = _legend(top + plot_h + 28, list(kinds))
-    return _figure(top + plot_h + 32 + used, parts + legend, f"{yaxis_title}: perguntas com e sem resposta")
+    return _figure(top + plot_h + 32 + used, parts + legend, f"{score_title}: perguntas com e sem resposta")
