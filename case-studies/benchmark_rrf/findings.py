@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from gabarito.core.measures import Measure
+from gabarito.core.methods import Method, among, fused as fusion, leaf
 from gabarito.inputs.gold import content_words
 from gabarito.measure.report import ALPHA, Comparison, Report
 from gabarito.publish.fusion_verdict import SINGLES, VERB, FusionVerdict, fusion_verdict
@@ -30,7 +32,6 @@ __all__ = ["ALPHA", "FLOOR_TARGET", "LEAKAGE_GAP", "NEAR_ALL", "SINGLES", "VERB"
 
 #: The measures of the headline's verdicts, and the one that names the best single method.
 HEADLINE_MEASURES = ("R@1", "R@10", "RR@10", "nDCG@10")
-BEST_BY = "RR@10"
 #: A difference in first-place hits between the questions that repeat the description more and
 #: those that repeat it less, from which the page says the method depends on that repetition.
 LEAKAGE_GAP = 0.1
@@ -45,9 +46,27 @@ def reports(results: Mapping) -> dict[str, Report]:
     return {s: Report.from_dict(block) for s, block in results["sets"].items()}
 
 
-def _fused(results: Mapping, deep: bool = False) -> str:
+def _fused(results: Mapping, deep: bool = False) -> Method:
     params = results["provenance"]["parameters"]
-    return f"rrf@{params['deep_k' if deep else 'k']}"
+    return fusion(params["deep_k" if deep else "k"], SINGLES)
+
+
+def fused_methods(results: Mapping) -> tuple[Method, Method]:
+    """The two fusions the study ran: RRF of the two singles' top k (the headline's), and of their
+    top ``deep_k`` (what the fusion of deeper lists changes)."""
+    return _fused(results), _fused(results, deep=True)
+
+
+def methods(results: Mapping) -> list[Method]:
+    """Every method the study scored (``results["methods"]``, in its order), as values: the two
+    singles and the fusions of :func:`fused_methods`."""
+    ran = [leaf(s) for s in SINGLES] + list(fused_methods(results))
+    return [among(key, ran) for key in results["methods"]]
+
+
+def best_by(results: Mapping) -> Measure:
+    """The measure that names the best single method: the MRR at the study's cutoff k."""
+    return Measure.of("RR", results["provenance"]["parameters"]["k"])
 
 
 # -- the headline ---------------------------------------------------------------------------------
@@ -59,20 +78,20 @@ def headline(results: Mapping) -> dict:
     value}, "sets": {set: {"n", "best_single", "rk"}}, "best_vector_sets"}`` (the best single
     method by the MRR@k; a tie goes to BM25)."""
     k = results["provenance"]["parameters"]["k"]
-    fused = f"rrf@{k}"
+    fused = _fused(results)
     pick = {"bm25": "bm25", "vector": "vector", "fused": fused}
     sets = reports(results)
     main = sets["main"]
-    per_set = {key: {"n": results["sets"][key]["n"], "best_single": r.best(f"RR@{k}", among=SINGLES),
-                     "rk": {a: r.mean(b, f"R@{k}") for a, b in pick.items()}} for key, r in sets.items()}
+    per_set = {key: {"n": results["sets"][key]["n"], "best_single": r.best(Measure.of("RR", k), among=SINGLES),
+                     "rk": {a: r.mean(b, Measure.of("R", k)) for a, b in pick.items()}} for key, r in sets.items()}
     return {"n": results["sets"]["main"]["n"], "n_extended": results["sets"]["extended"]["n"], "k": k,
             "fused": fused, "r1": {a: main.mean(b, "R@1") for a, b in pick.items()},
-            "rk": {a: main.mean(b, f"R@{k}") for a, b in pick.items()},
-            "mrr": {a: main.mean(b, f"RR@{k}") for a, b in pick.items()}, "sets": per_set,
+            "rk": {a: main.mean(b, Measure.of("R", k)) for a, b in pick.items()},
+            "mrr": {a: main.mean(b, Measure.of("RR", k)) for a, b in pick.items()}, "sets": per_set,
             "best_vector_sets": [s for s, v in per_set.items() if v["best_single"] == "vector"]}
 
 
-def across_sets(results: Mapping, measures: Sequence[str] = HEADLINE_MEASURES, by: str = BEST_BY) -> dict:
+def across_sets(results: Mapping, measures: Sequence[str] = HEADLINE_MEASURES, by: str | None = None) -> dict:
     """The fusion in every gold set, against the best and the worst single method.
 
     Returns ``{"sets", "verdicts": {set: {measure: FusionVerdict}}, "vs_worst": {...},
@@ -80,7 +99,7 @@ def across_sets(results: Mapping, measures: Sequence[str] = HEADLINE_MEASURES, b
     where it loses to it on some measure], "beats_worst": [measures where it beats the worst in
     every set], "best_single": {set: the best single by ``by``}, "by_word", "by_meaning": [sets
     whose best single is BM25 / the vector], "best_changes": bool}``."""
-    fused, sets = _fused(results), reports(results)
+    fused, sets, by = _fused(results), reports(results), by or best_by(results)
     verdicts = {s: {x: fusion_verdict(r, fused, SINGLES, x) for x in measures} for s, r in sets.items()}
     worst = {s: {x: fusion_verdict(r, fused, SINGLES, x, "worst") for x in measures} for s, r in sets.items()}
     best = {s: verdicts[s][by].single for s in sets}
@@ -106,9 +125,9 @@ def set_scores(results: Mapping, name: str, measure: str = "R@1") -> dict:
     """One gold set on ``measure``: ``{"set", "n", "best_single": the best single by the MRR@k,
     "mean": {"bm25", "vector", "fused": value}, "ci": {same keys: (low, high)}}``."""
     k = results["provenance"]["parameters"]["k"]
-    pick = {"bm25": "bm25", "vector": "vector", "fused": f"rrf@{k}"}
+    pick = {"bm25": "bm25", "vector": "vector", "fused": _fused(results)}
     r = Report.from_dict(results["sets"][name])
-    return {"set": name, "n": results["sets"][name]["n"], "best_single": r.best(f"RR@{k}", among=SINGLES),
+    return {"set": name, "n": results["sets"][name]["n"], "best_single": r.best(Measure.of("RR", k), among=SINGLES),
             "mean": {a: r.mean(b, measure) for a, b in pick.items()},
             "ci": {a: r.interval(b, measure) for a, b in pick.items()}}
 
@@ -120,7 +139,7 @@ def essential(results: Mapping, measure: str = "R@1") -> dict:
     single method (by the MRR@k) is not the main set's and where that method leads the main set's
     best by most on ``measure`` (None when every set has the same best single); ``sets``: every
     set's scores, in the results' order; ``loses``: ``[(set, FusionVerdict)]`` where the fusion
-    loses to the best single on :data:`BEST_BY`; and from :func:`across_sets` ``never_wins``,
+    loses to the best single on :func:`best_by`; and from :func:`across_sets` ``never_wins``,
     ``beats_worst``, ``by_word``, ``by_meaning``, ``best_changes``, ``n_sets``."""
     cross = across_sets(results)
     sets = {s: set_scores(results, s, measure) for s in results["sets"]}
@@ -128,7 +147,8 @@ def essential(results: Mapping, measure: str = "R@1") -> dict:
     lead = {s: x["mean"][x["best_single"]] - x["mean"][main["best_single"]]
             for s, x in sets.items() if x["best_single"] != main["best_single"]}
     contrast = sets[max(lead, key=lambda s: (lead[s], -list(sets).index(s)))] if lead else None
-    loses = [(s, per[BEST_BY]) for s, per in cross["verdicts"].items() if per[BEST_BY].verdict == "worse"]
+    by = best_by(results)
+    loses = [(s, per[by]) for s, per in cross["verdicts"].items() if per[by].verdict == "worse"]
     return {"measure": measure, "main": main, "contrast": contrast, "sets": sets, "loses": loses,
             "n_sets": len(sets), **{key: cross[key] for key in
                                     ("never_wins", "beats_worst", "by_word", "by_meaning", "best_changes")}}
@@ -205,10 +225,10 @@ def set_findings(results: Mapping, name: str, measures: Sequence[str]) -> SetFin
     k, fused = results["provenance"]["parameters"]["k"], _fused(results)
     r = Report.from_dict(results["sets"][name])
     wins = sum(all(r.mean(fused, x) > r.mean(o, x) for o in SINGLES) for x in measures)
-    rk = {m: r.mean(m, f"R@{k}") for m in SINGLES}
+    rk = {m: r.mean(m, Measure.of("R", k)) for m in SINGLES}
     return SetFindings(n=results["sets"][name]["n"], k=k, n_measures=len(measures), wins=wins,
-                       mrr={m: r.mean(m, f"RR@{k}") for m in (*SINGLES, fused)},
-                       vs_word=r.compare(fused, "bm25", f"RR@{k}"), r1={m: r.mean(m, "R@1") for m in SINGLES},
+                       mrr={m: r.mean(m, Measure.of("RR", k)) for m in (*SINGLES, fused)},
+                       vs_word=r.compare(fused, "bm25", Measure.of("RR", k)), r1={m: r.mean(m, "R@1") for m in SINGLES},
                        rk=rk, overlap=dict(results["sets"][name]["overlap_top1"]),
                        near_all=max(rk.values()) >= NEAR_ALL)
 

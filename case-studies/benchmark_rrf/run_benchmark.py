@@ -17,6 +17,7 @@ import shutil
 import time
 from pathlib import Path
 
+from gabarito.core.methods import Method, fused, leaf
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
 from gabarito.inputs.corpus import SEARCH_FIELDS, load_synesis
@@ -47,12 +48,19 @@ GOLD_SETS = {"main": "questions.json", "extended": "questions_extended.json",
              "disjoint": "protocols/questions_disjoint.json"}
 #: The set whose gold file carries a published run to reproduce, and our method for each published one.
 PUBLISHED_SET = "published"
-PUBLISHED_METHODS = {"bm25": "bm25", "vector": "vector", "rrf": "rrf@{cutoff}"}
+
 LATENCY_SET = "main"  # the set whose questions are timed
 MODEL = "sentence-transformers/all-mpnet-base-v2"
 DATABASE, TYPE_NAME = "social_acceptance", "Concept"
 MEASURES = ("R@1", "R@3", "R@5", "R@10", "RR@10", "nDCG@5", "nDCG@10")
 FIRST_STAGES = ("bm25", "vector")
+
+
+def published_methods(cutoff: int) -> dict[str, Method]:
+    """Our method for each method of the published run: the two singles, and RRF of their top ``cutoff``."""
+    return {"bm25": leaf("bm25"), "vector": leaf("vector"), "rrf": fused(cutoff, FIRST_STAGES)}
+
+
 VECTOR_TEXT = "name with spaces + ': ' + description"
 TIES = note("ranking.ties_by_doc_id")  # score descending, then doc id ascending
 
@@ -127,13 +135,13 @@ def search_runs(ctx, index, encoder, queries: Queries) -> dict:
     bm25 = TextRetriever("bm25", index.bm25, info={"engine": "ArcadeDB", "index": "FULL_TEXT"})
     vector = VectorRetriever("vector", lambda v, d: index.knn(v, d, model_id=encoder.model_id), encoder,
                              info={"engine": "ArcadeDB", "index": "LSM_VECTOR"})
-    deep = Pipeline(f"rrf@{a.depth}", [bm25, vector], fusion=RRF(rrf_k=a.rrf_k))
+    deep = Pipeline(fused(a.depth, FIRST_STAGES), [bm25, vector], fusion=RRF(rrf_k=a.rrf_k))
     with ctx.phase("searches"):
         stages = deep.stages(queries, a.depth)
     first = [stages[name] for name in FIRST_STAGES]
     return {**{name: stages[name] for name in FIRST_STAGES},
-            f"rrf@{a.cutoff}": deep.fusion(first, a.cutoff),
-            f"rrf@{a.depth}": stages["fused"]}
+            fused(a.cutoff, FIRST_STAGES): deep.fusion(first, a.cutoff),
+            fused(a.depth, FIRST_STAGES): stages["fused"]}
 
 
 def score_set(ctx, key: str, pairs, runs: dict, exact_run, texts) -> dict:
@@ -160,7 +168,7 @@ def score_set(ctx, key: str, pairs, runs: dict, exact_run, texts) -> dict:
 def reproduce(ctx, result_set: dict) -> dict:
     """The published set beside the published run of its gold file: ranks and metrics."""
     doc = json.loads((ctx.spec.dir / GOLD_SETS[PUBLISHED_SET]).read_text(encoding="utf-8"))
-    methods = {pub: ours.format(cutoff=ctx.args.cutoff) for pub, ours in PUBLISHED_METHODS.items()}
+    methods = published_methods(ctx.args.cutoff)
     ranks = {p["id"]: p["published_rank"] for p in doc["pairs"]}
     out = reproduction(ranks, doc["published"]["metrics"], result_set["per_question"], result_set["metrics"],
                        result_set["ci95"], methods, cutoff=ctx.args.cutoff)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from gabarito.core.methods import reading
 from gabarito.core.runs import Qrels, Run
 from gabarito.hashing import sha256_file
 from gabarito.measure.readings import GRID, HOWS, lift_difference, primary_holm, reading_variants
@@ -150,7 +151,7 @@ def read_stage(ctx, stage: str, first: Run, queries: Queries, texts: dict, reade
     scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
     nd = {k: scored.per_query[k][TESTED_ON] for k in runs}
     tests = against_baseline(nd, stage, resamples=ctx.resamples, seed=ctx.seed)
-    primary = "{}@{}".format(*PRIMARY)
+    primary = reading(*PRIMARY)
     return {"n_queries": scored.n, "means": {k: {m: scored.mean(k, m) for m in MEASURES} for k in runs},
             "ci": {k: {m: list(scored.interval(k, m) or ()) for m in MEASURES} for k in runs},
             f"tests_{TESTED_ON}": tests, "convex_weights": weights,
@@ -167,7 +168,7 @@ def evaluate_set(ctx, key: str, pairs, texts: dict, reader, firsts: dict) -> dic
             first = Run({q: full.get(q, []) for q in queries.ids}, name=stage)
             with ctx.phase(f"second reading ({key}, {regime}, {stage})"):
                 stages[stage], nd[stage] = read_stage(ctx, stage, first, queries, texts, reader, qrels)
-        primary = "{}@{}".format(*PRIMARY)
+        primary = reading(*PRIMARY)
         row = lift_difference(nd["bm25"]["bm25"], nd["bm25"][primary], nd["vector"]["vector"],
                               nd["vector"][primary], names=("bm25", "vector"), resamples=ctx.resamples,
                               seed=ctx.seed)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Iterator, Mapping
 
 from gabarito.measure.report import Comparison, Report
+from studies.fusion.methods import rrf_with
 
 #: A relative score gap below this is "below one millionth" (rounding of 32-bit sums).
 GAP_FLOOR = 1e-6
@@ -47,7 +48,7 @@ def baseline(results: Mapping) -> str:
 def baseline_k(results: Mapping) -> int:
     """The k of the baseline RRF (the one every test is against)."""
     ks = results["provenance"]["parameters"]["rrf_ks"]
-    return next(k for k in ks if f"rrf_k{k}" == baseline(results))
+    return next(k for k in ks if rrf_with(k) == baseline(results))
 
 
 # -- identity -------------------------------------------------------------------------------------
@@ -132,12 +133,12 @@ def k_rows(results: Mapping, measure: str = "nDCG@10") -> list[dict]:
     out = []
     for corpus, key, res in sets(results):
         report = Report.from_dict(res)
-        values = {k: report.mean(f"rrf_k{k}", measure) for k in ks}
+        values = {k: report.mean(rrf_with(k), measure) for k in ks}
         out.append({"corpus": corpus, "set": key, "values": values,
                     "spread": max(values.values()) - min(values.values()),
                     "best_k": max(values, key=lambda k: (values[k], -abs(k - base_k))),
-                    "significant": [k for k in ks if f"rrf_k{k}" != base
-                                    and report.compare(f"rrf_k{k}", base, measure).significant]})
+                    "significant": [k for k in ks if rrf_with(k) != base
+                                    and report.compare(rrf_with(k), base, measure).significant]})
     return out
 
 

@@ -15,6 +15,7 @@ all-mpnet-base-v2). Fusions, each reading both lists to the same depth:
 
 from __future__ import annotations
 
+from gabarito.core.methods import Method, leaf
 from gabarito.core.runs import Run
 from gabarito.measure.tuning import cross_fit
 from gabarito.retrieval.arcadedb.native_fusion import NativeFusion
@@ -22,8 +23,14 @@ from gabarito.retrieval.fusion_functions import DBSF, CombSUM, Linear, WeightedR
 from gabarito.retrieval.pipeline import RRF, Pipeline
 from gabarito.retrieval.protocol import TextRetriever, VectorRetriever
 
-BASELINE = "rrf_k60"
+
+def rrf_with(k: int) -> Method:
+    """The study's RRF with constant ``k`` (in Python): the method ``rrf_k<k>``."""
+    return leaf(f"rrf_k{k}")
+
+
 RRF_KS = (1, 10, 60, 100)
+BASELINE = rrf_with(60)
 FIRST_STAGES = ("bm25", "dense")
 GRID = tuple(round(i / 20, 2) for i in range(21))  # 0, 0.05, ..., 1: the weight of BM25
 TUNE_MEASURE = "nDCG@10"
@@ -32,7 +39,7 @@ TUNE_MEASURE = "nDCG@10"
 DESCRIPTIONS = {
     "bm25": "ArcadeDB FULL_TEXT BM25 (first stage)",
     "dense": "all-mpnet-base-v2 through ArcadeDB's LSM_VECTOR index (first stage)",
-    **{f"rrf_k{k}": f"RRF with k = {k}, in Python" for k in RRF_KS},
+    **{rrf_with(k): f"RRF with k = {k}, in Python" for k in RRF_KS},
     "wrrf_cv": "weighted RRF (k = 60, weights 2w and 2(1 - w)), w chosen by two-fold cross-fitting on nDCG@10",
     "linear_cv": "convex combination w * BM25 + (1 - w) * dense of min-max normalized scores, w chosen by "
                  "two-fold cross-fitting on nDCG@10",
@@ -42,7 +49,7 @@ DESCRIPTIONS = {
     "rrf_k60_native": "RRF with k = 60 inside ArcadeDB (vector.fuse), one statement per question",
     "dbsf_native": "DBSF inside ArcadeDB (vector.fuse), one statement per question",
 }
-FIXED = {**{f"rrf_k{k}": RRF(rrf_k=k) for k in RRF_KS}, "dbsf": DBSF(), "combsum": CombSUM(),
+FIXED = {**{rrf_with(k): RRF(rrf_k=k) for k in RRF_KS}, "dbsf": DBSF(), "combsum": CombSUM(),
          "combmnz": CombSUM(mnz=True)}
 TUNED = {"linear_cv": lambda w: Linear(weight=w), "wrrf_cv": lambda w: WeightedRRF(60, (2 * w, 2 * (1 - w)))}
 NATIVE = {"rrf_k60_native": {"fusion": "rrf", "rrf_k": 60}, "dbsf_native": {"fusion": "dbsf"}}

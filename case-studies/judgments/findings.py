@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
+from gabarito.core.methods import Method, among, fused as fusion
 from gabarito.errors import GabaritoError
 from gabarito.measure.report import Report
 from gabarito.measure.stats import Z95, wilson  # noqa: F401 - the share's interval, also findings.wilson
@@ -55,8 +56,16 @@ EXPOSED = {"gold files": "gold", "packets/key.json": "key", "pools/sources.json"
 MODEL = re.compile(r"^\s*([^,(]+?)\s*\(([^)]+)\)")
 
 
-def _fused(results: Mapping) -> str:
-    return f"rrf@{results['provenance']['parameters']['cutoff']}"
+def _fused(results: Mapping) -> Method:
+    return fusion(results["provenance"]["parameters"]["cutoff"], SINGLES)
+
+
+def methods(results: Mapping) -> list[Method]:
+    """The methods the study scored, in its order, as the values its script declares
+    (``run_judgments.RUNS``: the two singles and their fusions)."""
+    from studies.judgments.run_judgments import RUNS
+
+    return [among(key, RUNS) for key in results["provenance"]["parameters"]["methods"]]
 
 
 def headline(results: Mapping, measure: str = MEASURE) -> dict:

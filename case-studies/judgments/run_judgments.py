@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gabarito.core.methods import fused, leaf
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
 from gabarito.measure.agreement import GRADES, agreement_summary
@@ -39,7 +40,10 @@ from gabarito.measure.score import score_runs
 HERE = Path(__file__).resolve().parent
 FLAGSHIP = HERE.parent / "benchmark_rrf"
 SETS = ("main", "extended", "published", "name_only", "disjoint")
-RUNS = {"bm25": "bm25.trec", "vector": "vector.trec", "rrf@10": "rrf_at_10.trec", "rrf@100": "rrf_at_100.trec"}
+#: The flagship's runs judged here, by method (a value: its key is what the results name it by): the
+#: two singles, and RRF of their top 10 and of their top 100.
+RUNS = {leaf("bm25"): "bm25.trec", leaf("vector"): "vector.trec",
+        fused(10, ("bm25", "vector")): "rrf_at_10.trec", fused(100, ("bm25", "vector")): "rrf_at_100.trec"}
 MEASURES = ("R@10", "RR@10", "nDCG@10")
 CUTOFF = 10
 

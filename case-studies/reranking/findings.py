@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from gabarito.core.methods import Method
 from gabarito.measure.families import Across, across
 from gabarito.measure.stats import ALPHA, bootstrap_ci_many
+from studies.reranking.methods import declared, readers
 
 #: The cuts at k the chapter counts (what enters a prompt), and the one its sentences read.
 CUTS = (1, 3, 5)
@@ -329,9 +331,15 @@ def tokenizer_of(name: str) -> dict:
 
 # -- the finding of the first screen ("O essencial") ---------------------------------------------
 
-def cross_encoder_reader(res: Mapping) -> str | None:
-    """The key of the cross-encoder among the readers (None when none was measured)."""
-    return next((r for r in res["setup"]["readers"] if r.startswith("cross-encoder ")), None)
+def cross_encoder_reader(res: Mapping) -> Method | None:
+    """The cross-encoder among the readers (None when none was measured)."""
+    return next((r for r in readers(res) if r.kind == "cross_encoder"), None)
+
+
+def methods(res: Mapping) -> list[Method]:
+    """Every method the results name, as the values the study declares (first stages, readers and
+    the calibration's scorers after the headline's N): what a page names a key by."""
+    return declared(res, headline_n(res))
 
 
 def hit1_intervals(res: Mapping) -> list[dict]:

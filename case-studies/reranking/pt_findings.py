@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gabarito.core.methods import among
+from gabarito.measure.readings import readings_at
 from gabarito.measure.report import verdict
 from gabarito.measure.stats import ALPHA
 
@@ -15,11 +17,12 @@ N = 20
 
 def rows(res: Mapping, n: int = N, measure: str = MEASURE, alpha: float = ALPHA) -> list[dict]:
     """One row per (first stage, reading): before, after, difference, interval, Holm p and a verdict."""
+    ran = readings_at([n])  # the readings of the top n, the ones this block holds
     out = []
     for stage, readings in res[f"at_{n}"].items():
         for key, by_measure in readings.items():
             t = by_measure[measure]
-            out.append({"stage": stage, "how": key.split("@")[0], "n": n, "before": t["before"], "after": t["after"],
+            out.append({"stage": stage, "how": among(key, ran).how, "n": n, "before": t["before"], "after": t["after"],
                         "diff": t["mean_diff"], "ci": [t["ci_low"], t["ci_high"]], "p_holm": t["p_holm"],
                         "verdict": verdict(t["mean_diff"], t["p_holm"], alpha)})
     return out

@@ -14,11 +14,12 @@ import numpy as np
 from gabarito.measure import metrics
 from gabarito.measure.thresholds import choose, chosen_and_validated, separation_auc
 from gabarito.retrieval.rerank import gains_and_losses
+from gabarito.core.methods import reread
+from studies.reranking.methods import PER_TOKEN, stage_scorer
 from studies.reranking.rerank_bench import HEADLINE_N, STAGES, Bench, ids_of, measures, ranks, read_again
 from studies.reranking.rerank_tokens import describe_counts
 
-STAGE_LABELS = {"dense MiniLM": "cosine MiniLM (first stage)", "dense e5": "cosine e5 (first stage)",
-                "bm25": "bm25 (first stage)", "rrf": "rrf (first stage)", "splade": "splade (first stage)"}
+STAGE_LABELS = {stage: stage_scorer(stage) for stage in STAGES}
 MAX_THROUGH = 0.1
 THRESHOLD_TABLE = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5)
 
@@ -129,12 +130,11 @@ def calibration(bench: Bench, seed: int) -> dict:
     scorers = {STAGE_LABELS[stage]: score_rows(bench, bench.runs[stage]) for stage in STAGES}
     maxsim = bench.readers["maxsim MiniLM"]
     query_tokens = {q.id: len(maxsim.token_vectors([maxsim.query_prefix + q.query])[0]) for q in bench.questions}
-    where = f"after {bench.better} top {HEADLINE_N}"
     for reader in bench.readers:
         rows = score_rows(bench, read_again(bench, bench.better, reader, HEADLINE_N, bench.questions))
-        scorers[f"{reader} ({where})"] = rows
-        if reader == "maxsim MiniLM":
-            scorers[f"{reader} per query token ({where})"] = [
+        scorers[reread(reader, bench.better, HEADLINE_N)] = rows
+        if reader in PER_TOKEN:
+            scorers[reread(PER_TOKEN[reader], bench.better, HEADLINE_N)] = [
                 dict(r, top_score=r["top_score"] / max(1, query_tokens[r["id"]])) for r in rows]
     return {label: calibrated(rows, seed) for label, rows in scorers.items()}
 

@@ -38,6 +38,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from gabarito.core.methods import cross_encoder  # noqa: E402
 from gabarito.errors import GabaritoError  # noqa: E402
 from gabarito.hashing import sha256_text  # noqa: E402
 from gabarito.notes import error_note, note  # noqa: E402
@@ -225,7 +226,7 @@ def load_readers(bench: Bench, splade: SparseReranker, rerankers, device: str | 
             say(f"cannot load {model}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
             continue
         # a trained:<fold> name is recorded as its folder, in the portable form (cache:cross-encoders/...)
-        bench.readers[f"cross-encoder {reader.model_id}"] = reader
+        bench.readers[cross_encoder(reader.model_id)] = reader
         cross.update(measured=True, id=reader.model_id, provenance=reader.provenance())
         break
     if not cross["measured"]:  # the attempts say why, one by one

@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from gabarito.core.methods import reading
 from gabarito.core.runs import Run
 from gabarito.hashing import sha256_file, sha256_text
 from gabarito.measure.score import score_runs
@@ -169,7 +170,7 @@ def measure_fold(ctx, c, folder: Path, max_length: int) -> dict:
 
 def primary(folds: dict) -> dict:
     """The declared primary comparison, per loss: RRF@20 against BM25, Holm over the collections."""
-    key = "{}@{}".format(*PRIMARY)
+    key = reading(*PRIMARY)
     out = {}
     for loss in sorted({f["loss"] for f in folds.values()}):
         rows = {k: next(t for t in f["held_out"]["tests_nDCG@10"] if t["a"] == key)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gabarito.core.methods import reading
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
@@ -79,7 +80,7 @@ def run_cell(ctx, c, name: str, pairs: list) -> dict:
 
 def primary(cells: dict) -> dict:
     """RRF@N against BM25 per configuration, Holm over the collections of that configuration."""
-    return {name: holm_over({c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == f"rrf@{N}")
+    return {name: holm_over({c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == reading("rrf", N))
                                   for c in cells.values() if c["config"] == name})
             for name in sorted({c["config"] for c in cells.values()})}
 

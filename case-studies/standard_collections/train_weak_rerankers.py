@@ -30,6 +30,7 @@ import random
 from pathlib import Path
 
 from gabarito.hashing import sha256_file
+from gabarito.core.methods import reading
 from gabarito.core.runs import Run
 from gabarito.measure.score import score_runs
 from gabarito.measure.readings import GRID, HOWS, PRIMARY, lift_difference, primary_holm, reading_variants
@@ -112,7 +113,7 @@ def auc_beside_bm25(ctx, c, reader) -> dict:
 
 def lesson(per_query: dict, seed: int, resamples: int) -> dict:
     """Per question, the primary reading's lift over BM25 minus its lift over the dense first stage."""
-    key = "{}@{}".format(*PRIMARY)
+    key = reading(*PRIMARY)
     row = lift_difference(per_query["bm25"]["bm25"], per_query["bm25"][key], per_query["dense"]["dense"],
                           per_query["dense"][key], names=("bm25", "dense"), resamples=resamples, seed=seed)
     return {"variant": key, **row}

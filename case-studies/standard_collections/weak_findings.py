@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gabarito.core.methods import among, reading
+from gabarito.measure.readings import readings_at
 from gabarito.measure.report import verdict
 from gabarito.measure.stats import ALPHA
 from gabarito.study.claims import Family, FileClaims, holm_family
@@ -55,7 +57,7 @@ def primary_p(res: Mapping, family: Family | None = None) -> dict[str, dict[str,
 
 def primary_variant(res: Mapping) -> str:
     how, n = res["provenance"]["parameters"]["primary"]
-    return f"{how}@{n}"
+    return reading(how, n)
 
 
 def recipes(res: Mapping) -> list[str]:
@@ -116,10 +118,11 @@ def variant_means(res: Mapping, name: str, stage: str) -> list[dict]:
     against the first stage (exploratory: Holm within the stage's variants)."""
     s = res["folds"][name]["first_stages"][stage]
     tests = {t["a"]: t for t in s["tests_nDCG@10"]}
+    ran = readings_at(res["provenance"]["parameters"]["ns"])
     out = []
     for key, t in tests.items():
-        how, n = key.split("@")
-        out.append({"how": how, "n": int(n), "mean": s["means"][key][MEASURE], "diff": t["mean_diff"],
+        m = among(key, ran)
+        out.append({"how": m.how, "n": m.top, "mean": s["means"][key][MEASURE], "diff": t["mean_diff"],
                     "p_holm": t["p_holm"]})
     return sorted(out, key=lambda r: (r["how"], r["n"]))
 
@@ -156,8 +159,8 @@ def ablation_rows(res: Mapping, family: Family | None = None) -> list[dict]:
             "loss": cell["loss"], "steps": cell["training"]["steps"], "stopped_by": cell["training"]["stopped_by"],
             "train_seconds": cell["training"]["train_seconds"],
             "auc": {who: {kind: auc[who]["auc"].get(kind) for kind in (HARD, RANDOM)} for who in ("reader", "bm25")},
-            "bm25": means["bm25"][MEASURE], "replace": means[f"replace@{n}"][MEASURE],
-            "rrf": means[f"rrf@{n}"][MEASURE], "convex": means[f"convex@{n}"][MEASURE],
+            "bm25": means["bm25"][MEASURE],
+            **{how: means[reading(how, n)][MEASURE] for how in ("replace", "rrf", "convex")},
             "diff": prim["diff"], "ci": prim["ci"], "p": group[cell["collection"]], "corrected": family.correction})
     return out
 

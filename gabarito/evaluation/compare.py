@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 
+from gabarito.core.measures import Measure
 from gabarito.errors import GabaritoError
 from gabarito.evaluation.compare_measures import (chosen_measures, depth_warnings, family_holm, named_at_depth,
                                                   run_depth)
@@ -191,12 +192,13 @@ def _run_row(record: dict, reports: dict[str, Report], label: str) -> dict:
     chosen measure's mean from its report."""
     cfg, k = record["config"], int(record["config"]["k"])
 
-    def mean(name: str) -> float | None:
-        if int(name.split("@")[1]) > k:
+    def mean(measure: Measure) -> float | None:
+        if measure.cutoff > k:
             return None
-        return metrics.mean(measure_values(record, name))
+        return metrics.mean(measure_values(record, measure))
 
-    means = {"top1": mean("hit@1"), "top3": mean("hit@3"), "top5": mean("hit@5"), "mrr": mean(f"RR@{k}")}
+    means = {"top1": mean(Measure.of("hit", 1)), "top3": mean(Measure.of("hit", 3)), "top5": mean(Measure.of("hit", 5)),
+             "mrr": mean(Measure.of("RR", k))}
     check_consistent(record, means)
     first = next(iter(reports))
     return {"run_id": record["run_id"], "label": cfg.get("label", ""), "date": record.get("date"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from gabarito.core.methods import reading
 from gabarito.core.runs import Qrels, Run
 from gabarito.errors import GabaritoError
 from gabarito.measure.metrics import evaluate
@@ -50,7 +51,8 @@ def validation(sources: Sequence[Source], *, n: int = 20, seed: int = 0, measure
         pairs = [p for chunk in fixed for p in chunk]
         scores = pair_scores(reader, pairs)
         means = {k: sum(v) / len(v) for k, v in pooled.items()}
-        return {"select": means["rrf"], f"{measure} rrf@{n}": means["rrf"], f"{measure} replace@{n}": means["replace"],
+        return {"select": means["rrf"], f"{measure} {reading('rrf', n)}": means["rrf"],
+                f"{measure} {reading('replace', n)}": means["replace"],
                 f"{measure} first stage": means["first"], "questions": len(pooled["rrf"]),
                 "auc": separability(pairs, scores)["auc"]}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from gabarito.core.methods import READING_JOINS, Method, reading
 from gabarito.core.runs import Run
 from gabarito.measure import stats
 from gabarito.measure.families import Across, across
@@ -21,8 +22,14 @@ from gabarito.retrieval.protocol import Queries
 
 GRID = tuple(round(0.1 * i, 1) for i in range(11))
 #: The ways a reading is fused with its first stage, and the declared primary one (RRF over the top 20).
-HOWS = ("replace", "rrf", "convex")
+HOWS = READING_JOINS
 PRIMARY = ("rrf", 20)
+
+
+def readings_at(ns: Sequence[int], hows: Sequence[str] = HOWS) -> list[Method]:
+    """The readings a study runs at depths ``ns``: what a key of its results is found among
+    (:func:`gabarito.core.methods.among`)."""
+    return [reading(how, n) for n in ns for how in hows]
 
 
 def reading_variants(first: Run, queries: Queries, texts: Mapping[str, str], reader, qrels: Mapping,
@@ -35,11 +42,11 @@ def reading_variants(first: Run, queries: Queries, texts: Mapping[str, str], rea
     runs, chosen = {}, {}
     for n in ns:
         read = SecondReading(reader, texts, n=n)(queries, first)
-        runs[f"replace@{n}"] = fuse_reading(first, read, n, how="replace")
-        runs[f"rrf@{n}"] = fuse_reading(first, read, n, how="rrf")
+        runs[reading("replace", n)] = fuse_reading(first, read, n, how="replace")
+        runs[reading("rrf", n)] = fuse_reading(first, read, n, how="rrf")
         fit = cross_fit(lambda w: fuse_reading(first, read, n, how="convex", weight=w), grid, qrels, measure,
-                        seed, prefer=0.5, name=f"convex@{n}")
-        runs[f"convex@{n}"] = fit["run"]
+                        seed, prefer=0.5, name=reading("convex", n))
+        runs[reading("convex", n)] = fit["run"]
         chosen[str(n)] = [f["chosen"] for f in fit["folds"]]
     return runs, chosen
 

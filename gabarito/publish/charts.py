@@ -2,8 +2,8 @@
 
 Every figure uses the site's template (:func:`gabarito.publish.plots.setup_plotly`): decimal
 comma and thousands dot on the axes (``separators=",."``), a white background, the legend
-under the plot so that nothing covers it, and no toolbar. Colours come from :data:`PALETTE`,
-eight hues far enough apart to tell methods apart (checked by the tests).
+under the plot so that nothing covers it, and no toolbar. A method's colour comes from its identity
+(:mod:`gabarito.publish.palette`, the book's one palette), anything else's from ``PALETTE`` in order.
 """
 
 from __future__ import annotations
@@ -13,19 +13,11 @@ from typing import Mapping, Sequence
 
 from gabarito.publish.formatting import integer, num
 from gabarito.publish.labels import measure_label, method, term
+from gabarito.publish.palette import PALETTE, method_color  # noqa: F401 - the pages' charts.PALETTE
 from gabarito.measure.stats import ALPHA
 
-#: Eight distinct hues (Tableau 10 without its yellow and grey), in order of use.
-PALETTE = ("#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#B07AA1", "#76B7B2", "#9C755F", "#FF9DA7")
-#: Fixed colours of the flagship's methods.
-COLORS = {"bm25": "#4E79A7", "vector": "#59A14F", "rrf@10": "#F28E2B", "rrf@100": "#B07AA1"}
 #: The legend, under the plot area.
 LEGEND = dict(orientation="h", yanchor="top", y=-0.22, x=0, xanchor="left", title_text="")
-
-
-def method_color(key: str, index: int = 0) -> str:
-    return COLORS.get(key) or PALETTE[index % len(PALETTE)]
-
 
 #: The longest line of a legend entry or a menu's label: longer ones wrap, so that on a 390-px phone
 #: neither runs out of the chart's box.
@@ -138,7 +130,7 @@ def overlap_bars(overlap: Mapping[str, int], n: int):
 
     labels = ["Ambos acertam", "Só a palavra", "Só o significado", "Nenhum dos dois"]
     keys = ["both", "only_a", "only_b", "neither"]
-    colors = ["#59A14F", COLORS["bm25"], "#76B7B2", "#BAB0AC"]
+    colors = [method_color("vector"), method_color("bm25"), "#76B7B2", "#BAB0AC"]
     vals = [overlap[k] for k in keys]
     fig = go.Figure(go.Bar(x=vals, y=labels, orientation="h", marker_color=colors,
                            text=[f"{integer(v)} de {integer(n)}" for v in vals], textposition="outside",
@@ -242,7 +234,7 @@ def sweep_lines(points: Sequence[Mapping], views: Sequence[str], series: Sequenc
         for i, s in enumerate(series):
             pts = sorted((p for p in points if p[view_key] == v and p[series_key] == s), key=lambda p: p[x_key])
             fig.add_trace(go.Scatter(x=[p[x_key] for p in pts], y=[p[y_key] for p in pts], mode="lines+markers",
-                                     name=method(s), marker_color=PALETTE[i % len(PALETTE)],
+                                     name=method(s), marker_color=method_color(s, i),
                                      hovertemplate=f"{x_title} = %{{x}}: %{{y:.3f}}<extra>{html.escape(method(s))}</extra>"))
     layout(fig, height=420, xaxis=dict(type="log", title=x_title, tickvals=xs, ticktext=[integer(x) for x in xs]),
            yaxis=dict(title=y_title, range=[0, 1]))
@@ -327,7 +319,7 @@ def rerank_sweep(points: Sequence[Mapping], views: Sequence[str], series: Sequen
     for v in views:
         for i, s in enumerate(series):
             pts = sorted((p for p in points if p["view"] == v and p["series"] == s), key=lambda p: p["n"])
-            colour, name = PALETTE[i % len(PALETTE)], method(s)
+            colour, name = method_color(s, i), method(s)
             fig.add_trace(go.Scatter(x=[p["n"] for p in pts], y=[p["value"] for p in pts], mode="lines+markers",
                                      name=f"{name}, relido", marker_color=colour,
                                      hovertemplate=f"N = %{{x}}: %{{y:.3f}}<extra>{html.escape(name)}</extra>"))

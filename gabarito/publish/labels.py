@@ -18,7 +18,9 @@ note stops the site build instead of reaching a reader in English.
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
+from gabarito.core.methods import Method, among
 from gabarito.errors import GabaritoError
 from gabarito.inputs.collections import registry
 from gabarito.publish import catalog
@@ -249,19 +251,42 @@ def _by_rules(rules, key: str, kind: str) -> str:
     raise _unknown(kind, key)
 
 
-#: Method keys that are patterns: a fusion of the top-K, and the reranking study's scorers.
-_METHOD_RULES = [
-    (r"rrf@(\d+)", lambda m: f"Fusão RRF do top-{m[1]}"),
-    (r"cross-encoder (\S+)", lambda m: f"Cross-encoder {model(m[1])}"),
-    (r"(.+) \(first stage\)", lambda m: f"{method(m[1])}, primeiro estágio"),
-    (r"(.+) \(after (.+) top (\d+)\)", lambda m: f"{method(m[1])}, relendo o top-{m[3]} de {method(m[2])}"),
-]
+#: The Portuguese name of each kind of compound method (gabarito.core.methods), written from its fields.
+_READ_JOIN = {"replace": "no lugar do primeiro estágio", "rrf": "fundido por RRF ao primeiro estágio",
+              "convex": "somado ao primeiro estágio por combinação convexa"}
+_COMPOUND = {
+    "fused": lambda m: f"Fusão RRF do top-{m.top}",
+    "reading": lambda m: f"Leitor {_READ_JOIN[m.how]}, top-{m.top}",
+    "cross_encoder": lambda m: f"Cross-encoder {model(m.name)}",
+    "first_stage": lambda m: f"{method(m.inputs[0])}, primeiro estágio",
+    "reread": lambda m: f"{method(m.inputs[0])}, relendo o top-{m.top} de {method(m.inputs[1])}",
+}
 
 
-def method(key: str) -> str:
-    """The Portuguese name of a method, first stage, reader or scorer: a key of :data:`METHODS`,
-    ``rrf@K`` (a fusion of the top-K), or a scorer ``X (first stage)`` / ``X (after Y top N)``."""
-    return METHODS[key] if key in METHODS else _by_rules(_METHOD_RULES, key, "method")
+def method(key: str | Method) -> str:
+    """The Portuguese name of a method, first stage, reader or scorer: a compound
+    :class:`~gabarito.core.methods.Method` is named from its fields (``fused(10)`` -> ``Fusão RRF do
+    top-10``), a leaf by :data:`METHODS`. A plain string names a leaf only: a compound method's key
+    is never taken apart here, so a page passes the method its findings declared."""
+    if isinstance(key, Method) and key.kind != "leaf":
+        return _COMPOUND[key.kind](key)
+    if key in METHODS:
+        return METHODS[key]
+    raise GabaritoError(f"no Portuguese label for method {str(key)!r}: add a leaf to gabarito/publish/labels.py, "
+                        "or pass the Method value the study declared (gabarito.core.methods)")
+
+
+def namer(declared: Iterable[Method]):
+    """``name(key)``: the Portuguese name of a method a results file names by its key, found among
+    the :class:`~gabarito.core.methods.Method` values its study ``declared`` (never parsed from the
+    key); a leaf of :data:`METHODS` needs no declaration. For a page: ``L = labels.namer(findings.methods(res))``."""
+    ran = list(declared)
+
+    def name(key: str | Method) -> str:
+        if isinstance(key, Method) or key in METHODS:
+            return method(key)
+        return method(among(key, ran))
+    return name
 
 
 def segmentation(spec: str) -> str:

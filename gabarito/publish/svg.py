@@ -2,7 +2,7 @@
 
 The site's figures are plotly (:mod:`gabarito.publish.charts`); a page that a user opens from disk
 would have to carry plotly.js (4.8 MB) for two small charts, so these two are drawn here as SVG
-with no script: the same data, colours (:func:`gabarito.publish.charts.method_color`), labels and
+with no script: the same data, colours (:func:`gabarito.publish.palette.method_color`), labels and
 Brazilian numbers (:mod:`gabarito.publish.formatting`). Each figure scales with its column
 (``viewBox``) and names each mark in a ``<title>`` (shown on hover, read by screen readers).
 """
@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from gabarito.publish.charts import PALETTE, method_color
+from gabarito.publish.palette import PALETTE, method_color
 from gabarito.publish.formatting import Html, estimate, num
 from gabarito.publish.labels import measure_label, method
 

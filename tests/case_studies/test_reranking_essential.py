@@ -22,6 +22,7 @@ def _res():
     return {
         "provenance": {"parameters": {"headline_N": 3}},
         "setup": {"readers": ["r1", CE]},
+        "cross_encoder": {"measured": True, "id": CE.removeprefix("cross-encoder ")},
         "first_stages": {"bm25": {"hit@1": 0.5}},
         "per_question": {"bm25": {
             "r1": {"q1": [1, 1], "q2": [2, 1], "q3": [3, 1], "q4": [None, None]},

@@ -39,7 +39,7 @@ def _primary(diff, p, lesson, lesson_p):
 
 
 RES = {
-    "provenance": {"parameters": {"primary": ["rrf", 20]}},
+    "provenance": {"parameters": {"primary": ["rrf", 20], "ns": [20]}},
     "folds": {"cranfield/weak": _fold(0.05, 0.01, 0.3), "cisi/weak": _fold(0.03, -0.04, 0.01),
               "npl/weak": _fold(-0.02, 0.0, 1.0), "adi/weak": _fold(0.04, 0.02, 0.2)},
     "primary": {"weak": {"cranfield/weak": _primary(0.05, 0.004, 0.04, 0.02),

@@ -17,8 +17,9 @@ def _rgb(hex_color: str) -> tuple[int, int, int]:
 
 
 def test_palette_colours_are_far_apart():
-    """No two colours of the palette (or of the fixed method colours) are near-identical."""
-    colors = list(charts.PALETTE) + list(charts.COLORS.values())
+    """No two colours of the palette (what is not a method, in order) are near-identical; methods'
+    colours are held apart where they meet, in tests/publish/test_palette.py."""
+    colors = list(charts.PALETTE)
     for a, b in itertools.combinations(set(colors), 2):
         distance = sum((x - y) ** 2 for x, y in zip(_rgb(a), _rgb(b))) ** 0.5
         assert distance > 60, (a, b, distance)
@@ -97,7 +98,8 @@ def test_difference_dots_fill_what_holds_and_span_each_interval():
 
 
 def test_grouped_bars_give_each_method_its_one_colour_on_every_page():
-    from gabarito.publish.charts import COLORS, grouped_bars
+    from gabarito.publish.charts import grouped_bars
+    from gabarito.publish.palette import LEAF_COLOURS as COLORS
 
     series = {"Vetor": [0.5, 0.6], "BM25": [0.4, 0.3]}
     ci = {k: [[v - 0.1, v + 0.1] for v in vals] for k, vals in series.items()}

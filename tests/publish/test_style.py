@@ -122,17 +122,20 @@ def _nested(label: str) -> bool:
 
 
 def test_no_label_nests_parentheses_even_inside_parentheses():
-    keys = list(labels.METHODS)
+    from gabarito.core.methods import first_stage, fused, reread
+    from studies.reranking import findings as rerank
+
     r = json.loads((REPO / "case-studies" / "reranking" / "results.json").read_text(encoding="utf-8"))
-    keys += list(r["calibration"]["scorers"])
-    keys += ["maxsim MiniLM per query token (after dense e5 top 20)", "splade-tiny (after rrf top 20)",
-             "dense e5 (first stage)", "rrf@10"]
+    name = labels.namer(rerank.methods(r))
+    keys = list(labels.METHODS) + list(r["calibration"]["scorers"])
+    keys += [reread("maxsim MiniLM per query token", "dense e5", 20), reread("splade-tiny", "rrf", 20),
+             first_stage("dense e5"), fused(10)]
     for key in keys:
-        label = labels.method(key)
+        label = name(key)
         assert not _nested(label), (key, label)
         assert label.count("(") <= 1, (key, label)
-    for key in ("hybrid", "dense e5", "splade", "rrf@10", "maxsim MiniLM per query token (after dense e5 top 20)",
-                "splade (first stage)"):  # names a sentence writes inside its own parentheses
+    for key in ("hybrid", "dense e5", "splade", fused(10), reread("maxsim MiniLM per query token", "dense e5", 20),
+                first_stage("splade")):  # names a sentence writes inside its own parentheses
         assert "(" not in labels.method(key), labels.method(key)
     assert labels.setting("hybrid") == "Fusão RRF de denso e BM25"
     assert "parentheses" not in _rules(f"a configuração escolhida ({labels.setting('hybrid')})")
