@@ -340,6 +340,16 @@ def test_charts_tables_and_the_home_answer_fit_a_phone(reader, check):
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.parametrize("check", [*CHART_CHECKS.values(), "headline table"])
+def test_charts_and_tables_fit_the_widths_between(layout, check):
+    """Issue 44 item 5 at the widths between a phone and a desktop (768 to 1440 px, every width of
+    :data:`LAYOUT_WIDTHS` the reader's run does not already check): the same chart and table checks."""
+    between = {k: r for k, r in layout.items() if k[1] not in WIDTHS}
+    assert sum(r.get("chart_texts", 0) for r in between.values()) > 500  # labels were measured
+    bad = [f for f in phone_failures(between) if check in f]
+    assert not bad, "\n".join(bad)
+
+
 def test_phone_checks_are_not_vacuous(reader):
     """Labels of every chart were measured, each chapter's headline table was found (as cards on a
     phone where it does not fit) and the home page's answer was measured at both widths."""
