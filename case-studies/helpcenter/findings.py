@@ -22,6 +22,7 @@ from typing import Iterable, Mapping, Sequence
 from gabarito.evaluation import findings as run_findings
 from gabarito.evaluation.compare import compare_runs, load_runs
 from gabarito.evaluation.paired import score_records
+from gabarito.measure.report import Report
 from gabarito.study.integrity import verify
 
 #: The page's measures, in table order (accuracy in the top 1, 3, 5, and the reciprocal rank).
@@ -133,11 +134,13 @@ def group_rows(pairs: Iterable[Mapping], split: str = "tuning") -> list[dict]:
     return out
 
 
-def group_block(pairs: Iterable[Mapping], split: str = "tuning") -> dict:
-    """A group as a score block (``metrics`` and ``ci95`` by configuration label) for a chart."""
+def group_block(pairs: Iterable[Mapping], split: str = "tuning") -> Report:
+    """A group as a :class:`~gabarito.measure.report.Report` (means and intervals by configuration
+    label, no tests: each run was scored alone) for a chart."""
     rows = group_rows(pairs, split)
-    return {"metrics": {r["label"]: {m: v for m, (v, _) in r["measures"].items()} for r in rows},
-            "ci95": {r["label"]: {m: ci for m, (_, ci) in r["measures"].items()} for r in rows}}
+    return Report(metrics={r["label"]: {m: v for m, (v, _) in r["measures"].items()} for r in rows},
+                  ci={r["label"]: {m: ci for m, (_, ci) in r["measures"].items()} for r in rows},
+                  measures=MEASURES)
 
 
 def segmentation_tradeoff(results: Mapping) -> dict:
@@ -287,14 +290,14 @@ def essential(results: Mapping) -> dict:
             "threshold_model": best_dense(results)["tuning"]["config"]["model"]}
 
 
-def essential_block(results: Mapping) -> dict:
-    """The first screen's chart as a score block: the tuning runs of :data:`CONTENDERS` by label,
-    then the chosen configuration on the held-out questions under :data:`HELDOUT_KEY`."""
+def essential_block(results: Mapping) -> Report:
+    """The first screen's chart as a :class:`~gabarito.measure.report.Report`: the tuning runs of
+    :data:`CONTENDERS` by label, then the chosen configuration on the held-out questions under
+    :data:`HELDOUT_KEY` (means and intervals; no tests)."""
     block = group_block(runs(results, *CONTENDERS))
     held = chosen(results)["heldout"]["summary"]
-    block["metrics"][HELDOUT_KEY] = {m: held[m]["value"] for m in MEASURES}
-    block["ci95"][HELDOUT_KEY] = {m: held[m]["ci95"] for m in MEASURES}
-    return block
+    return Report(metrics={**block.metrics, HELDOUT_KEY: {m: held[m]["value"] for m in MEASURES}},
+                  ci={**block.ci, HELDOUT_KEY: {m: held[m]["ci95"] for m in MEASURES}}, measures=MEASURES)
 
 
 def rivals(results: Mapping, log_path: str | Path) -> list[dict]:

@@ -32,7 +32,7 @@ from gabarito.measure.stats import ALPHA
 #: The schema of a written report; a block without it is a report written before it existed.
 SCHEMA = "gabarito.report/1"
 
-__all__ = ["ALPHA", "SCHEMA", "Comparison", "Report", "verdict"]
+__all__ = ["ALPHA", "SCHEMA", "Comparison", "Report", "as_report", "verdict"]
 
 @dataclass(frozen=True)
 class Comparison:
@@ -69,6 +69,11 @@ class Comparison:
         """``"better"`` or ``"worse"`` (a against b, significant after Holm), else ``"same"``:
         no difference the test can tell from chance."""
         return verdict(self.diff, self.p_holm, self.alpha)
+
+
+def as_report(block: "Report | Mapping") -> "Report":
+    """``block`` as a :class:`Report`: itself, or read from a written block (``Report.from_dict``)."""
+    return block if isinstance(block, Report) else Report.from_dict(block)
 
 
 def verdict(diff: float, p_holm: float, alpha: float = ALPHA) -> str:

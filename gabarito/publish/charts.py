@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 from gabarito.publish.formatting import integer, num
 from gabarito.publish.labels import measure_label, method, term
 from gabarito.publish.palette import PALETTE, method_color  # noqa: F401 - the pages' charts.PALETTE
+from gabarito.measure.report import Report, as_report
 from gabarito.measure.stats import ALPHA
 
 #: The legend, under the plot area.
@@ -66,17 +67,19 @@ def _ci_arrays(values, intervals):
     return lo, hi
 
 
-def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence[str], *,
+def metrics_bars(report: Report | Mapping, methods: Sequence[str], measures: Sequence[str], *,
                  labels: Mapping[str, str] | None = None, title: str = ""):
-    """Grouped horizontal bars, one group per measure, with the 95% interval as a whisker; the
-    value is written inside the bar, at its start, where no whisker crosses it."""
+    """Grouped horizontal bars of a :class:`~gabarito.measure.report.Report` (or a written block of
+    one), one group per measure, with the 95% interval as a whisker; the value is written inside
+    the bar, at its start, where no whisker crosses it."""
     import plotly.graph_objects as go
 
+    report = as_report(report)
     fig = go.Figure()
     names = [measure_label(m) for m in measures]
     for i, key in enumerate(methods):
-        vals = [result_set["metrics"][key][m] for m in measures]
-        lo, hi = _ci_arrays(vals, [result_set["ci95"][key][m] for m in measures])
+        vals = [report.mean(key, m) for m in measures]
+        lo, hi = _ci_arrays(vals, [report.interval(key, m) for m in measures])
         name = (labels or {}).get(key) or method(key)
         fig.add_trace(go.Bar(
             y=names, x=vals, name=name, orientation="h", marker_color=method_color(key, i),

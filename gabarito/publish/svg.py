@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from gabarito.measure.report import Report, as_report
 from gabarito.publish.palette import PALETTE, method_color
 from gabarito.publish.formatting import Html, estimate, num
 from gabarito.publish.labels import measure_label, method
@@ -79,13 +80,15 @@ def _decimals(values: Sequence[float]) -> int:
     return 3
 
 
-def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence[str], *,
+def metrics_bars(report: Report | Mapping, methods: Sequence[str], measures: Sequence[str], *,
                  labels: Mapping[str, str] | None = None,
                  axis_note: str = "0 = nunca acerta · 1 = sempre acerta") -> Html:
     """Grouped horizontal bars, one group per measure and one bar per method, with the 95%
     interval as a whisker and the value written inside the bar (the chart of
     :func:`gabarito.publish.charts.metrics_bars`); ``axis_note`` reads the scale under the axis
-    (the default fits accuracies only)."""
+    (the default fits accuracies only). ``report``: a :class:`~gabarito.measure.report.Report`, or
+    a written block of one."""
+    report = as_report(report)
     left, right, top, bar, gap = 78.0, WIDTH - 14.0, 8.0, 16.0, 10.0
     span = right - left
 
@@ -102,8 +105,8 @@ def metrics_bars(result_set: Mapping, methods: Sequence[str], measures: Sequence
         y0 = top + j * (group + gap) + gap / 2
         parts.append(_text(left - 6, y0 + group / 2 + 4, measure_label(measure), anchor="end"))
         for i, key in enumerate(methods):
-            value = result_set["metrics"][key][measure]
-            lo, hi = result_set["ci95"][key][measure]
+            value = report.mean(key, measure)
+            lo, hi = report.interval(key, measure)
             y = y0 + i * bar
             mid = y + (bar - 2) / 2
             tip = f"{names[i]}, {measure_label(measure)}: {estimate(value, (lo, hi))}"

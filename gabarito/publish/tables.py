@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 from typing import Iterable, Mapping, Sequence
 
+from gabarito.measure.report import Report, as_report
 from gabarito.publish.formatting import CI_LABEL, Html, ci, integer, num, text
 from gabarito.publish.labels import measure_label
 
@@ -89,15 +90,17 @@ def html_table(header: Sequence[object], rows: Iterable[Sequence[object]], *, ta
     return Html("".join(out))
 
 
-def metrics_rows(result_set: Mapping, methods: Sequence[str], measures: Sequence[str]) -> list[list[object]]:
-    """Rows ``measure | value [CI] per method``; the best value of each row marked with ▲."""
+def metrics_rows(report: Report | Mapping, methods: Sequence[str], measures: Sequence[str]) -> list[list[object]]:
+    """Rows ``measure | value [CI] per method`` of a :class:`~gabarito.measure.report.Report` (or a
+    written block of one); the best value of each row marked with ▲."""
+    report = as_report(report)
     rows: list[list[object]] = []
     for meas in measures:
-        vals = {m: result_set["metrics"][m][meas] for m in methods}
+        vals = {m: report.mean(m, meas) for m in methods}
         best = max(vals.values())
         row: list[object] = [measure_label(meas)]
         for m in methods:
             mark = " ▲" if vals[m] == best else ""
-            row.append(f"{num(vals[m])}{mark} {ci(result_set['ci95'][m][meas])}")
+            row.append(f"{num(vals[m])}{mark} {ci(report.interval(m, meas))}")
         rows.append(row)
     return rows

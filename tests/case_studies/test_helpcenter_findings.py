@@ -114,8 +114,8 @@ def test_spreadsheet_and_groups(results):
     assert len(rows) == 6 and len(rows[0]["returned"]) == findings.SHOWN
     assert rows[3]["hits"] == {1: None, 3: None, 5: None} and rows[3]["rr"] is None
     block = findings.group_block(results["groups"]["segmentation"])
-    assert list(block["metrics"]) == ["seg=document", "seg=paragraph", "seg=section"]
-    assert block["ci95"]["seg=document"]["top1"] == [0.4, 0.6]
+    assert block.methods == ["seg=document", "seg=paragraph", "seg=section"]
+    assert block.interval("seg=document", "top1") == (0.4, 0.6)
     assert findings.group_rows(results["groups"]["model"])[0]["origin"] == "pypi:x"
 
 
@@ -171,10 +171,10 @@ def test_essential_says_whether_the_heldout_means_fall_inside_the_tuning_interva
 
 def test_essential_block_adds_the_chosen_runs_heldout_questions(results):
     block = findings.essential_block(results)
-    assert list(block["metrics"]) == ["model=m1", "model=m2", "bm25 standard", "bm25 portuguese", "hybrid",
-                                      findings.HELDOUT_KEY]
-    assert block["metrics"][findings.HELDOUT_KEY]["top1"] == 0.6 and block["metrics"]["hybrid"]["top1"] == 0.7
-    assert block["ci95"][findings.HELDOUT_KEY]["mrr"] == [pytest.approx(0.6), pytest.approx(0.8)]
+    assert block.methods == ["model=m1", "model=m2", "bm25 standard", "bm25 portuguese", "hybrid",
+                             findings.HELDOUT_KEY]
+    assert block.mean(findings.HELDOUT_KEY, "top1") == 0.6 and block.mean("hybrid", "top1") == 0.7
+    assert block.interval(findings.HELDOUT_KEY, "mrr") == (pytest.approx(0.6), pytest.approx(0.8))
     assert findings.best_lexical(results)["variant"] == "portuguese"
 
 
