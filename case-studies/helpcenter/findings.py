@@ -304,7 +304,11 @@ def rivals(results: Mapping, log_path: str | Path) -> list[dict]:
     """The chosen configuration against the best dense model and the best BM25 on the tuning
     questions, scored together as ``gabarito compare`` does (Holm over the pairs), on
     :data:`RIVAL_MEASURE`: per rival ``{"label", "mean", "chosen_mean", "diff"`` (chosen minus
-    rival), ``"ci", "p_holm", "verdict"`` (``better``/``worse``/``same``, the chosen against it)``}``."""
+    rival), ``"ci", "p_holm", "verdict"`` (``better``/``worse``/``same``, the chosen against it)``}``.
+    What the study stored (``results["rivals"]``, written by ``run_evaluations.py`` with this same
+    function) when it has it: the page computes no statistic."""
+    if "rivals" in results:
+        return [dict(r) for r in results["rivals"]]
     pair = chosen(results)
     others = [r for r in (best_dense(results), best_lexical(results)) if r is not pair]
     ids = [pair["tuning"]["run_id"]] + [r["tuning"]["run_id"] for r in others]

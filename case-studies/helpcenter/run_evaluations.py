@@ -19,6 +19,7 @@ from gabarito.paths import ROOT
 from gabarito.study.integrity import record
 from gabarito.study.records import now_iso
 from gabarito.study.runner import study_main
+from studies.helpcenter.findings import rivals
 
 DATA = ROOT / "data" / "helpcenter"
 SPLITS = {"tuning": "evaluation.tuning.json", "heldout": "evaluation.heldout.json"}
@@ -84,7 +85,7 @@ def run(ctx) -> dict:
     record(log, when=now_iso())  # the log the chapter reads, as these runs left it
     chosen = max((r for g in groups.values() for r in g), key=tuning_mrr)
     first = groups["model"][0]["tuning"]
-    return {
+    out = {
         "provenance": ctx.provenance(
             corpus={"name": "helpcenter", "path": "data/helpcenter/docs", "sha256": first["corpus_sha256"],
                     "n_docs": len(docs)},
@@ -96,6 +97,9 @@ def run(ctx) -> dict:
         "chosen": {"tuning_run": chosen["tuning"]["run_id"], "heldout_run": chosen["heldout"]["run_id"],
                    "label": chosen["tuning"]["config"]["label"]},
     }
+    with ctx.phase("statistics"):  # stored, so that the chapter computes none while the site builds
+        out["rivals"] = rivals(out, log)
+    return out
 
 
 if __name__ == "__main__":

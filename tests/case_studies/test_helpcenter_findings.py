@@ -194,3 +194,21 @@ def test_committed_rivals_are_the_tables_runs_compared_with_the_chosen():
         assert r["diff"] == pytest.approx(r["chosen_mean"] - r["mean"])
         assert r["ci"][0] <= r["diff"] <= r["ci"][1]
         assert (r["verdict"] == "same") == (r["p_holm"] >= ALPHA or r["diff"] == 0)
+
+
+def test_rivals_are_read_as_the_study_stored_them_and_equal_the_computation():
+    """The chapter computes no statistic while the site builds: the rivals' tests are what
+    run_evaluations.py stored, and the same function on the runs gives the same numbers."""
+    from gabarito.publish.provenance import load_results
+
+    base = REPO / "case-studies" / "helpcenter"
+    res = load_results(base)
+    log = base / "runs" / "log.jsonl"
+    assert "rivals" in res  # the committed results store them
+    computed = findings.rivals({k: v for k, v in res.items() if k != "rivals"}, log)
+    read = findings.rivals(res, log)
+    assert [(r["label"], r["diff"], r["p_holm"], list(r["ci"]), r["verdict"]) for r in read] == \
+        [(r["label"], r["diff"], r["p_holm"], list(r["ci"]), r["verdict"]) for r in computed]
+    stored = json.loads(json.dumps(res))
+    stored["rivals"][0]["p_holm"] = 0.5  # read, never recomputed
+    assert findings.rivals(stored, log)[0]["p_holm"] == 0.5
