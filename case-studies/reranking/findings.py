@@ -343,6 +343,14 @@ def methods(res: Mapping) -> list[Method]:
 
 
 def hit1_intervals(res: Mapping) -> list[dict]:
+    """Per (first stage, reader) of the headline: what the study stored (``hit1_intervals``,
+    written by ``run_rerank.py`` with :func:`compute_hit1_intervals`), or, for results written
+    before it stored them, the same computation."""
+    stored = res.get("hit1_intervals")
+    return [dict(r) for r in stored] if stored is not None else compute_hit1_intervals(res)
+
+
+def compute_hit1_intervals(res: Mapping) -> list[dict]:
     """Per (first stage, reader) of the headline, in its order: the first-place hits before and
     after the second reading of the top N, read from each answerable question's gold rank, with
     95% bootstrap intervals of both and of the paired difference (after minus before)."""

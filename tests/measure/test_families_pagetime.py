@@ -57,6 +57,18 @@ def test_the_headline_reads_the_holm_the_study_stored():
     assert PA.headline(stored)["rows"][0]["p_holm"] == 0.0
 
 
+def test_the_hit1_intervals_are_read_as_stored_and_equal_the_computation():
+    res = _load(RERANKING / "results.json")
+    computed = PA.compute_hit1_intervals(res)
+    stored = json.loads(json.dumps({**res, "hit1_intervals": computed}))  # what run_rerank.py writes, through JSON
+    read = PA.hit1_intervals(stored)
+    assert [(r["first_stage"], r["reader"], r["before"], r["after"], list(r["ci_diff"])) for r in read] == \
+        [(r["first_stage"], r["reader"], r["before"], r["after"], list(r["ci_diff"])) for r in computed]
+    stored["hit1_intervals"][0]["ci_diff"] = [9.0, 9.0]  # the findings read the stored value, never recompute it
+    assert PA.hit1_intervals(stored)[0]["ci_diff"] == [9.0, 9.0]
+    assert PA.essential(stored)["n"] == PA.essential(res)["n"]
+
+
 # --- the reader trained longer (rerankers_budget.json against rerankers.json) -------------------------
 
 def _page_time_budget_rows(base: dict, more: dict) -> list[dict]:
