@@ -22,6 +22,7 @@ import re
 from typing import Mapping, Sequence
 
 from gabarito.core.methods import Method, among, fused as fusion
+from studies.judgments.methods import RUNS
 from gabarito.errors import GabaritoError
 from gabarito.measure.report import Report
 from gabarito.measure.stats import Z95, wilson  # noqa: F401 - the share's interval, also findings.wilson
@@ -62,9 +63,7 @@ def _fused(results: Mapping) -> Method:
 
 def methods(results: Mapping) -> list[Method]:
     """The methods the study scored, in its order, as the values its script declares
-    (``run_judgments.RUNS``: the two singles and their fusions)."""
-    from studies.judgments.run_judgments import RUNS
-
+    (:data:`studies.judgments.methods.RUNS`: the two singles and their fusions)."""
     return [among(key, RUNS) for key in results["provenance"]["parameters"]["methods"]]
 
 

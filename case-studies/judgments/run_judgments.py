@@ -29,21 +29,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gabarito.core.methods import fused, leaf
 from gabarito.errors import GabaritoError
 from gabarito.hashing import sha256_file
 from gabarito.measure.agreement import GRADES, agreement_summary
 from gabarito.measure.judgments import ADJUDICATION_REGIMES, acceptable_misses, graded_qrels, resolutions, under_regime
 from gabarito.core.runs import Qrels, Run
 from gabarito.measure.score import score_runs
+from studies.judgments.methods import RUNS  # the judged runs, by method
 
 HERE = Path(__file__).resolve().parent
 FLAGSHIP = HERE.parent / "benchmark_rrf"
 SETS = ("main", "extended", "published", "name_only", "disjoint")
-#: The flagship's runs judged here, by method (a value: its key is what the results name it by): the
-#: two singles, and RRF of their top 10 and of their top 100.
-RUNS = {leaf("bm25"): "bm25.trec", leaf("vector"): "vector.trec",
-        fused(10, ("bm25", "vector")): "rrf_at_10.trec", fused(100, ("bm25", "vector")): "rrf_at_100.trec"}
 MEASURES = ("R@10", "RR@10", "nDCG@10")
 CUTOFF = 10
 
