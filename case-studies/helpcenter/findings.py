@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from gabarito.core.page_guard import stored
 from gabarito.evaluation import findings as run_findings
 from gabarito.evaluation.compare import compare_runs, load_runs
 from gabarito.evaluation.paired import score_records
@@ -173,10 +174,16 @@ def model_summary(results: Mapping) -> dict:
             "lexical": {r["variant"]: r["tuning"]["summary"]["mrr"]["value"] for r in results["groups"]["lexical"]}}
 
 
-def dense_against_fusion(results: Mapping, log_path: str | Path) -> dict:
-    """``gabarito compare`` of the best dense model against the fusion on the tuning questions:
+def dense_against_fusion(results: Mapping) -> dict:
+    """``gabarito compare`` of the best dense model against the fusion on the tuning questions, as
+    the study stored it (``run_evaluations.py``, with :func:`compute_dense_against_fusion`):
     ``{"dense", "pair", "changed", "confounded"}``; ``pair["tests"]`` maps each measure to its row
     (``mean_a`` dense, ``mean_b`` fusion, wins/losses/ties counted for the fusion)."""
+    return dict(stored(results, "dense_against_fusion"))
+
+
+def compute_dense_against_fusion(results: Mapping, log_path: str | Path) -> dict:
+    """:func:`dense_against_fusion` computed from the runs the log names."""
     dense = best_dense(results)
     ids = [dense["tuning"]["run_id"], by_label(results, FUSION_LABEL)["tuning"]["run_id"]]
     pair = compare_runs(load_runs(ids, log_path), RIVAL_MEASURE)["pairs"][0]
@@ -300,15 +307,17 @@ def essential_block(results: Mapping) -> Report:
                   ci={**block.ci, HELDOUT_KEY: {m: held[m]["ci95"] for m in MEASURES}}, measures=MEASURES)
 
 
-def rivals(results: Mapping, log_path: str | Path) -> list[dict]:
+def rivals(results: Mapping) -> list[dict]:
     """The chosen configuration against the best dense model and the best BM25 on the tuning
     questions, scored together as ``gabarito compare`` does (Holm over the pairs), on
     :data:`RIVAL_MEASURE`: per rival ``{"label", "mean", "chosen_mean", "diff"`` (chosen minus
-    rival), ``"ci", "p_holm", "verdict"`` (``better``/``worse``/``same``, the chosen against it)``}``.
-    What the study stored (``results["rivals"]``, written by ``run_evaluations.py`` with this same
-    function) when it has it: the page computes no statistic."""
-    if "rivals" in results:
-        return [dict(r) for r in results["rivals"]]
+    rival), ``"ci", "p_holm", "verdict"`` (``better``/``worse``/``same``, the chosen against it)``}``,
+    as the study stored them (``run_evaluations.py``, with :func:`compute_rivals`)."""
+    return [dict(r) for r in stored(results, "rivals")]
+
+
+def compute_rivals(results: Mapping, log_path: str | Path) -> list[dict]:
+    """:func:`rivals` computed from the runs the log names."""
     pair = chosen(results)
     others = [r for r in (best_dense(results), best_lexical(results)) if r is not pair]
     ids = [pair["tuning"]["run_id"]] + [r["tuning"]["run_id"] for r in others]

@@ -19,7 +19,7 @@ from gabarito.paths import ROOT
 from gabarito.study.integrity import record
 from gabarito.study.records import now_iso
 from gabarito.study.runner import study_main
-from studies.helpcenter.findings import rivals
+from studies.helpcenter.findings import compute_dense_against_fusion, compute_rivals
 
 DATA = ROOT / "data" / "helpcenter"
 SPLITS = {"tuning": "evaluation.tuning.json", "heldout": "evaluation.heldout.json"}
@@ -97,10 +97,16 @@ def run(ctx) -> dict:
         "chosen": {"tuning_run": chosen["tuning"]["run_id"], "heldout_run": chosen["heldout"]["run_id"],
                    "label": chosen["tuning"]["config"]["label"]},
     }
-    with ctx.phase("statistics"):  # stored, so that the chapter computes none while the site builds
-        out["rivals"] = rivals(out, log)
     return out
 
 
+def statistics(results, ctx) -> dict:
+    """What the study stores beside its measurements (``--statistics-only`` recomputes it from the
+    written file and its run log), so that the chapter computes no statistic: the chosen
+    configuration against its rivals, and the best dense model against the fusion."""
+    log = ctx.out / "runs" / "log.jsonl"
+    return {"rivals": compute_rivals(results, log), "dense_against_fusion": compute_dense_against_fusion(results, log)}
+
+
 if __name__ == "__main__":
-    study_main(__file__, run)
+    study_main(__file__, run, statistics=statistics)

@@ -23,9 +23,10 @@ from typing import Mapping, Sequence
 
 from gabarito.core.methods import Method, among, fused as fusion
 from studies.judgments.methods import RUNS
+from gabarito.core.page_guard import stored
 from gabarito.errors import GabaritoError
 from gabarito.measure.report import Report
-from gabarito.measure.stats import Z95, wilson  # noqa: F401 - the share's interval, also findings.wilson
+from gabarito.measure.stats import Z95, wilson  # noqa: F401 - the share's interval (compute_acceptable)
 from gabarito.publish.verdicts import span
 from gabarito.publish.fusion_verdict import SINGLES, FusionVerdict, fusion_verdict
 
@@ -86,6 +87,24 @@ def headline(results: Mapping, measure: str = MEASURE) -> dict:
             "kappa_nonzero_min": nonzero[0], "kappa_nonzero_max": nonzero[1],
             "bm25_misses": sum(m["misses"] for m in misses), "bm25_acceptable": sum(m["acceptable"] for m in misses),
             "order_changed": changed, "adjudication": {"higher": d["higher"], "n": d["n"]}}
+
+
+#: Where ``run_judgments.py`` stores, per method, its wrong first places over every gold set and how
+#: many of them the assessors judged acceptable, with the share's Wilson interval.
+ACCEPTABLE = "acceptable_misses_all_sets"
+
+
+def compute_acceptable(results: Mapping) -> dict:
+    """Per method: its wrong first places summed over the gold sets (``misses``), those judged
+    acceptable (grade >= 1), the share and its 95% Wilson interval (what the study stores as
+    :data:`ACCEPTABLE`)."""
+    sets = [results["sets"][s]["acceptable_misses"] for s in results["sets"]]
+    out = {}
+    for method in sets[0]:
+        misses, ok = sum(s[method]["misses"] for s in sets), sum(s[method]["acceptable"] for s in sets)
+        out[method] = {"misses": misses, "acceptable": ok, "share": ok / misses if misses else 0.0,
+                       "ci95": list(wilson(ok, misses))}
+    return out
 
 
 def kappa_band(kappa: float) -> str:
@@ -216,7 +235,8 @@ def essential(results: Mapping, measure: str = MEASURE) -> dict:
     ``{"n_pairs": pairs of packets 01 to 20, "sets", "order_changed" (as :func:`headline`),
     "kappa_all", "kappa_nonzero": {"kappa", "ci95", "band", "n_pairs"} (the round's linearly
     weighted kappa over all pairs, and without the pairs both gave 0), "bm25": {"misses",
-    "acceptable", "share", "ci95"} (BM25's wrong first places judged acceptable, Wilson interval),
+    "acceptable", "share", "ci95"} (BM25's wrong first places judged acceptable, Wilson interval, as
+    the study stored them: :data:`ACCEPTABLE`),
     "first_set": {"set", "changed", "bm25_single", "bm25_graded" (BM25's place, 1-based, by
     ``measure``), "best_graded", "fusion": the fusion against the best single method, graded},
     "adjudication": {"higher", "n", "share", "kind"}, "tiebreak": {"changed", "n"} (combinations
@@ -228,11 +248,12 @@ def essential(results: Mapping, measure: str = MEASURE) -> dict:
     methods = results["provenance"]["parameters"]["methods"]
     sens = tiebreak_sensitivity(results, methods, ("adjudicated",) + MECHANICAL, measure)
     adj = adjudication(results["adjudication"])
-    misses, ok = h["bm25_misses"], h["bm25_acceptable"]
+    bm25 = stored(results, ACCEPTABLE)["bm25"]
+    if (bm25["misses"], bm25["acceptable"]) != (h["bm25_misses"], h["bm25_acceptable"]):
+        raise GabaritoError("the stored count of BM25's acceptable misses differs from the gold sets' own")
     return {"n_pairs": results["n_pairs"], "sets": h["sets"], "order_changed": h["order_changed"],
             "kappa_all": _kappa(results["agreement"]), "kappa_nonzero": _kappa(results["agreement"]["either_nonzero"]),
-            "bm25": {"misses": misses, "acceptable": ok, "share": ok / misses if misses else 0.0,
-                     "ci95": wilson(ok, misses)},
+            "bm25": {**bm25, "ci95": tuple(bm25["ci95"])},
             "first_set": {"set": first, "changed": first in h["order_changed"],
                           "bm25_single": single.index("bm25") + 1, "bm25_graded": graded.index("bm25") + 1,
                           "best_graded": graded[0],

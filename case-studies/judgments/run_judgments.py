@@ -206,7 +206,16 @@ def run(ctx) -> dict:
     }
 
 
+def statistics(results, ctx) -> dict:
+    """What the study stores beside its measurements (``--statistics-only`` recomputes it from a
+    written file): each method's wrong first places over the gold sets judged acceptable, with the
+    share's Wilson interval."""
+    from studies.judgments.findings import ACCEPTABLE, compute_acceptable
+
+    return {ACCEPTABLE: compute_acceptable(results)}
+
+
 if __name__ == "__main__":
     from gabarito.study.runner import study_main
 
-    study_main(__file__, run)
+    study_main(__file__, run, statistics=statistics)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from gabarito.core.methods import Method
+from gabarito.core.page_guard import stored
 from gabarito.measure.families import Across, across
 from gabarito.measure.stats import ALPHA, bootstrap_ci_many
 from studies.reranking.methods import declared, readers
@@ -41,7 +42,7 @@ def headline_family(rows: Sequence[Mapping]) -> Across:
 
 def headline_holm(rows: Sequence[Mapping]) -> list[float]:
     """The Holm p of each headline row, in order, over :func:`headline_family` (what the study
-    stores as each row's ``p_holm``; results written before it are corrected here, the same way)."""
+    stores as each row's ``p_holm``, with ``run_rerank.py``'s ``statistics``)."""
     if not rows:
         return []
     family = headline_family(rows)
@@ -49,10 +50,19 @@ def headline_holm(rows: Sequence[Mapping]) -> list[float]:
     return [adjusted[m] for m in family.members]
 
 
+def statistics(results: Mapping) -> dict:
+    """What ``run_rerank.py`` stores beside its measurements: each headline row's Holm p over the
+    declared family (:func:`headline_holm`), the family, and the first-place hits' bootstrap
+    intervals (:func:`compute_hit1_intervals`)."""
+    head = [{**h, "p_holm": p} for h, p in zip(results["headline"], headline_holm(results["headline"]))]
+    return {"headline": head, "headline_family": headline_family(head).to_dict(),
+            "hit1_intervals": compute_hit1_intervals({"headline": head, "per_question": results["per_question"]})}
+
+
 def headline(results: Mapping, alpha: float = ALPHA) -> dict:
     """The chapter's headline (its first screen and the home page): which (first stage, reader)
     pairs change the first-place hits, with the exact sign test's p corrected for all the pairs at
-    once (Holm, :func:`headline_holm`; the study's stored ``p_holm`` when it has one); and the pair
+    once (Holm, :func:`headline_holm`, as the study stored it); and the pair
     whose MRR changed most (``largest_mrr``).
 
     Returns ``{"N", "n", "rows": [{"first_stage", "reader", "gained", "lost", "p", "p_holm",
@@ -64,10 +74,8 @@ def headline(results: Mapping, alpha: float = ALPHA) -> dict:
         c = h["cutoff1"]
         rows.append({"first_stage": h["first_stage"], "reader": h["reader"], "gained": c["gained"], "lost": c["lost"],
                      "p": c["p"], "before": h["before"], "after": h["after"]})
-    stored = [h.get("p_holm") for h in results["headline"]]
-    adjusted = stored if rows and None not in stored else headline_holm(results["headline"])
-    for r, p_holm in zip(rows, adjusted):
-        r["p_holm"] = p_holm
+    for r, h in zip(rows, results["headline"]):
+        r["p_holm"] = stored(h, "p_holm")
 
     def pick(key: str, up: bool) -> list[dict]:
         return [r for r in rows if r[key] < alpha and (r["gained"] > r["lost"]) == up and r["gained"] != r["lost"]]
@@ -344,10 +352,8 @@ def methods(res: Mapping) -> list[Method]:
 
 def hit1_intervals(res: Mapping) -> list[dict]:
     """Per (first stage, reader) of the headline: what the study stored (``hit1_intervals``,
-    written by ``run_rerank.py`` with :func:`compute_hit1_intervals`), or, for results written
-    before it stored them, the same computation."""
-    stored = res.get("hit1_intervals")
-    return [dict(r) for r in stored] if stored is not None else compute_hit1_intervals(res)
+    written by ``run_rerank.py`` with :func:`compute_hit1_intervals`)."""
+    return [dict(r) for r in stored(res, "hit1_intervals")]
 
 
 def compute_hit1_intervals(res: Mapping) -> list[dict]:

@@ -56,7 +56,7 @@ from gabarito.retrieval.rerank.training import TRAINED_PREFIX, trained_reader_fo
 from gabarito.retrieval.reuse import index_key, open_or_build  # noqa: E402
 from gabarito.retrieval.score_table import ScoreTable  # noqa: E402
 from gabarito.study.runner import say, study_main  # noqa: E402
-from studies.reranking.findings import compute_hit1_intervals, headline_family, headline_holm  # noqa: E402
+from studies.reranking.findings import statistics as stored_statistics  # noqa: E402
 from studies.reranking.rerank_accuracy import (MAX_THROUGH, THRESHOLD_TABLE, calibration,  # noqa: E402
                                                first_stage_measures, headline, n_sweep, reader_input)
 from studies.reranking.rerank_bench import (DEPTH, E5, HEADLINE_N, MAIN_SPEC, MINILM, MMR_SPEC, MPNET,  # noqa: E402
@@ -361,8 +361,6 @@ def run(ctx) -> dict:
     with ctx.phase("headline"):
         first_stages = first_stage_measures(bench, plan.sweep_ns)
         head, per_question = headline(bench)
-        head = [{**h, "p_holm": p} for h, p in zip(head, headline_holm(head))]  # Holm over the declared family
-        intervals = compute_hit1_intervals({"headline": head, "per_question": per_question})
     with ctx.phase("sweep and reader input"):
         sweep, read_input = n_sweep(bench, plan.sweep_ns), reader_input(bench)
     timing = latency(bench, plan, ctx)
@@ -386,8 +384,6 @@ def run(ctx) -> dict:
         "cross_encoder": cross,
         "first_stages": first_stages,
         "headline": head,
-        "headline_family": headline_family(head).to_dict(),
-        "hit1_intervals": intervals,
         "per_question": per_question,
         "n_sweep": sweep,
         "reader_input": read_input,
@@ -399,5 +395,11 @@ def run(ctx) -> dict:
     })
 
 
+def statistics(results, ctx) -> dict:
+    """What the study stores beside its measurements (``--statistics-only`` recomputes it from a
+    written file): :func:`studies.reranking.findings.statistics`."""
+    return stored_statistics(results)
+
+
 if __name__ == "__main__":
-    study_main(__file__, run, add_arguments)
+    study_main(__file__, run, add_arguments, statistics=statistics)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping
 
+from gabarito.core.page_guard import stored
 from gabarito.measure.families import Across, paired_across
 from gabarito.measure.report import ALPHA, Report
-from gabarito.measure.score import DEFAULT_RESAMPLES
 from gabarito.publish.verdicts import span
 
 STAGES = ("bm25", "dense", "rrf")
@@ -215,7 +215,7 @@ def _loss_tail(training: Mapping, last: int = 5) -> float | None:
 
 
 #: Where ``train_budget.py`` stores the paired tests of the reader trained longer against the
-#: baseline reader (:func:`budget_tests`); results written before it are tested by the same function.
+#: baseline reader (:func:`budget_tests`, through its ``statistics``).
 BUDGET_TESTS = "against_baseline_reader"
 
 
@@ -246,12 +246,8 @@ def budget_rows(base: Mapping, more: Mapping, measure: str = MEASURE, n: int = H
     top ``n`` read again by the baseline reader (``rerankers.json``) and by the one trained
     longer, and the paired test of longer minus baseline (randomization p, Holm-corrected over the
     first stages of a fold, questions better / worse): the tests the study stored
-    (:data:`BUDGET_TESTS`), else :func:`budget_tests` of the two files. Both must have re-read the
-    same first-stage run (same sha256)."""
-    params = more["provenance"]["parameters"]
-    tests = more.get(BUDGET_TESTS) or budget_tests(base, more["folds"], seed=params["seed"],
-                                                   resamples=params.get("bootstrap_resamples", DEFAULT_RESAMPLES),
-                                                   measure=measure, n=n)
+    (:data:`BUDGET_TESTS`). Both must have re-read the same first-stage run (same sha256)."""
+    tests = stored(more, BUDGET_TESTS)
     out = []
     for held, f in more["folds"].items():
         b = base["folds"][held]

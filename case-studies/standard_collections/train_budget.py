@@ -54,7 +54,19 @@ def run(ctx) -> dict:
     return {"folds": results, "baseline": _baseline(), "provenance": base.provenance(ctx, collections, folds)}
 
 
+def statistics(results, ctx) -> dict:
+    """What the study stores beside its measurements (``--statistics-only`` recomputes it from a
+    written file): the paired tests of the reader trained longer against the baseline reader of
+    ``rerankers.json``, per fold, Holm over its first stages (:func:`reranker_findings.budget_tests`)."""
+    from studies.standard_collections.reranker_findings import BUDGET_TESTS, budget_tests
+
+    base = json.loads((HERE / BASELINE).read_text(encoding="utf-8"))
+    params = results["provenance"]["parameters"]
+    return {BUDGET_TESTS: budget_tests(base, results["folds"], seed=params["seed"],
+                                       resamples=params["bootstrap_resamples"])}
+
+
 if __name__ == "__main__":
     variant_main(HERE, run, add_arguments, name="trained_rerankers_budget", results="rerankers_budget.json",
                  title="The held-out reader trained with a larger budget, measured as the 400-step readers are",
-                 doc=__doc__)
+                 doc=__doc__, statistics=statistics)

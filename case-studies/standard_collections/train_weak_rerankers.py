@@ -164,7 +164,15 @@ def run(ctx) -> dict:
                                          parameters=parameters)}
 
 
+def statistics(results, ctx) -> dict:
+    """What the study stores beside its measurements (``--statistics-only`` recomputes it from a
+    written file): the primary comparisons' Holm p over the family ``study.json`` declares."""
+    from studies.standard_collections.weak_findings import PRIMARY_HOLM, compute_primary_holm
+
+    return {PRIMARY_HOLM: compute_primary_holm(results)}
+
+
 if __name__ == "__main__":
     variant_main(HERE, run, add_arguments, name="weak_rerankers", results="rerankers_weak.json",
                  title="A cross-encoder taught by each collection's own text, fused with the first stage",
-                 doc=__doc__)
+                 doc=__doc__, statistics=statistics)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gabarito.core.methods import among, reading
+from gabarito.core.page_guard import stored
+from gabarito.errors import GabaritoError
 from gabarito.measure.readings import readings_at
 from gabarito.measure.report import verdict
 from gabarito.measure.stats import ALPHA
@@ -47,11 +49,27 @@ def ablation_family() -> Family:
     return declared(ABLATION_FILE).family(ABLATION_FAMILY)
 
 
-def primary_p(res: Mapping, family: Family | None = None) -> dict[str, dict[str, float]]:
-    """``{recipe: {fold: p}}``: the primary comparisons' p, Holm over the declared family (both
-    recipes, every collection), from the raw p the results hold."""
+#: Where ``train_weak_rerankers.py`` stores the primary comparisons' Holm p over the declared family.
+PRIMARY_HOLM = "primary_declared_holm"
+
+
+def compute_primary_holm(res: Mapping, family: Family | None = None) -> dict:
+    """The primary comparisons' p, Holm over the declared family (both recipes, every collection),
+    from the raw p the results hold: ``{"family": name, "p_holm": {"recipe/fold": p}}`` (what the
+    study stores as :data:`PRIMARY_HOLM`)."""
     family = family or primary_family()
     adjusted = {k: p for group in holm_family(res, family).values() for k, p in group.items()}
+    return {"family": family.name, "p_holm": adjusted}
+
+
+def primary_p(res: Mapping, family: Family | None = None) -> dict[str, dict[str, float]]:
+    """``{recipe: {fold: p}}``: the primary comparisons' p, Holm over the declared family, as the
+    study stored it (:data:`PRIMARY_HOLM`); ``family``: another family, corrected here (a test's)."""
+    block = compute_primary_holm(res, family) if family is not None else stored(res, PRIMARY_HOLM)
+    if block["family"] != (family or primary_family()).name:
+        raise GabaritoError(f"the results' primary family is {block['family']!r}, the study declares "
+                            f"{primary_family().name!r}: add it again with --statistics-only")
+    adjusted = block["p_holm"]
     return {recipe: {fold: adjusted[f"{recipe}/{fold}"] for fold in folds} for recipe, folds in res["primary"].items()}
 
 

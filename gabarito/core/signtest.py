@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from gabarito.core.page_guard import refuse
 from gabarito.errors import GabaritoError
 
 
@@ -40,6 +41,7 @@ def binomial_tail(n: int, k: int) -> int:
 
 def sign_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float | int]:
     """Wins (a > b), losses, ties, and the exact two-sided binomial p on the non-tied pairs."""
+    refuse("a sign test")
     xa, xb = paired_arrays(a, b)
     wins, losses = int(np.sum(xa > xb)), int(np.sum(xa < xb))
     ties = xa.size - wins - losses

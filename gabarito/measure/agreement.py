@@ -19,6 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
+from gabarito.core.page_guard import refuse
 from gabarito.errors import GabaritoError
 from gabarito.measure.stats import ALPHA, DEFAULT_SEED
 
@@ -62,6 +63,7 @@ def _kappa_from_matrix(m: np.ndarray, w: np.ndarray) -> float | None:
 def cohen_kappa(a: Sequence[int], b: Sequence[int], *, weights: str | None = None,
                 labels: Sequence[int] = GRADES) -> float | None:
     """Cohen's kappa of two assessors' grades (``weights`` None or ``"linear"``)."""
+    refuse("a kappa")
     m = np.asarray(confusion(a, b, labels), dtype=float)
     return _kappa_from_matrix(m, _weights(len(labels), weights))
 
@@ -70,6 +72,7 @@ def kappa_interval(a: Sequence[int], b: Sequence[int], *, weights: str | None = 
                    labels: Sequence[int] = GRADES, resamples: int = 10000, alpha: float = ALPHA,
                    seed: int = DEFAULT_SEED) -> dict:
     """``{"kappa", "ci95": [low, high] | None, "undefined_resamples"}`` by a bootstrap over items."""
+    refuse("a kappa interval")
     index = {g: i for i, g in enumerate(labels)}
     x = np.array([index[g] for g in a])
     y = np.array([index[g] for g in b])

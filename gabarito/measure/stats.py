@@ -35,6 +35,7 @@ import numpy as np
 
 from gabarito.core.signtest import finite_array, paired_arrays, sign_test
 from gabarito.errors import GabaritoError
+from gabarito.core.page_guard import refuse
 
 DEFAULT_SEED = 20240601
 
@@ -103,6 +104,7 @@ def _resample_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -
 def bootstrap_ci_many(series: Sequence[Sequence[float]], n_resamples: int = 10000, alpha: float = ALPHA,
                       seed: int = DEFAULT_SEED) -> list[tuple[float, float]]:
     """:func:`bootstrap_ci` of each series (all of one length), from one shared draw."""
+    refuse("a bootstrap interval")
     x = _series(series)
     if n_resamples < 1 or not 0 < alpha < 1:
         raise GabaritoError(f"need n_resamples >= 1 and 0 < alpha < 1, got {n_resamples}, {alpha}")
@@ -122,6 +124,7 @@ def randomization_p_many(diffs: Sequence[Sequence[float]], n_resamples: int = 10
                          seed: int = DEFAULT_SEED) -> list[float]:
     """:func:`paired_randomization_test` p of each series of paired differences (all of one
     length), from one shared stream of signs."""
+    refuse("a randomization test")
     d = _series(diffs, "differences")
     if n_resamples < 1:
         raise GabaritoError(f"n_resamples must be >= 1, got {n_resamples}")
@@ -145,6 +148,7 @@ def paired_randomization_test(a: Sequence[float], b: Sequence[float], n_resample
 
 def holm(pvalues: Mapping[str, float]) -> dict[str, float]:
     """Holm-Bonferroni adjusted p-values (monotone in the raw p, capped at 1), same keys."""
+    refuse("a Holm correction")
     order = sorted(pvalues, key=pvalues.__getitem__)
     m = len(order)
     adjusted: dict[str, float] = {}
@@ -239,6 +243,7 @@ def compare_tables(tables: Mapping[str, Mapping[str, Sequence[float] | Mapping[s
 def wilson(part: int, whole: int, z: float = Z95) -> tuple[float, float]:
     """Wilson's score interval (95% by default) of the share ``part / whole``; ``(0, 1)`` for an
     empty whole."""
+    refuse("a Wilson interval")
     if whole == 0:
         return (0.0, 1.0)
     p, z2 = part / whole, z * z

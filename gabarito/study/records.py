@@ -110,13 +110,13 @@ def write_measurement(path: str | Path, data: Mapping) -> Path:
     return written
 
 
-def stamp_migration(data: dict, what: str, when: str) -> None:
+def stamp_migration(data: dict, what: str, when: str, *, commit: str | None = None) -> None:
     """Note in a results file's provenance (or at its top when it has none) that a one-off
-    migration ``what`` rewrote it on ``when``, once."""
+    migration ``what`` rewrote it on ``when`` (at ``commit`` when given), once."""
     target = data["provenance"] if isinstance(data.get("provenance"), dict) else data
     done = target.setdefault("migrations", [])
     if not any(m.get("what") == what for m in done):
-        done.append({"what": what, "date": when})
+        done.append({"what": what, "date": when, **({"commit": commit} if commit else {})})
 
 
 def write_migrated(plans: Iterable[tuple[Path, dict]], what: str) -> None:

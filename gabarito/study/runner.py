@@ -49,6 +49,9 @@ from gabarito.measure.score import check_resamples
 from gabarito.study.spec import StudySpec
 
 Run = Callable[["StudyContext"], dict]
+#: What a study stores beside what it measured (intervals, tests, corrections), computed from the
+#: values its results hold: ``statistics(results, ctx) -> {key: value}``, added to the results.
+Statistics = Callable[[Mapping, "StudyContext"], dict]
 
 
 def say(message: str) -> None:
@@ -181,11 +184,18 @@ def check_device(args: argparse.Namespace) -> None:
 
 def run_study(spec: StudySpec, run: Run, argv=None, *,
               add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
-              doc: str | None = None) -> Path:
-    """Verify the gold, parse the arguments, call ``run``, write its results; return their path."""
+              doc: str | None = None, statistics: Statistics | None = None) -> Path:
+    """Verify the gold, parse the arguments, call ``run``, add its ``statistics``, write its
+    results; return their path. With ``--statistics-only`` (offered when the study has
+    ``statistics``): no search and no training, only the statistics recomputed from the results
+    file already written (:func:`store_statistics`)."""
     ap = shared_parser(spec, doc)
     if add_arguments is not None:
         add_arguments(ap)
+    if statistics is not None:
+        ap.add_argument("--statistics-only", action="store_true",
+                        help="recompute only the statistics the study stores (intervals, tests, corrections) "
+                             "from the values its results file already holds: no search, no training")
     shared_device = add_device_option(ap)
     args = ap.parse_args(argv)
     check_resamples(args.resamples)
@@ -195,10 +205,46 @@ def run_study(spec: StudySpec, run: Run, argv=None, *,
     if args.mirror:
         os.environ["GABARITO_DATA_MIRROR"] = str(args.mirror)
     ctx = StudyContext(spec, args, gold)
+    if getattr(args, "statistics_only", False):
+        return store_statistics(ctx, statistics)
     results = run(ctx)
     if not isinstance(results, dict) or "provenance" not in results:
         raise GabaritoError(f"study {spec.name} returned results without provenance")
+    if statistics is not None:
+        results.update(statistics(results, ctx))
     return write_study_results(ctx, results)
+
+
+def store_statistics(ctx: StudyContext, statistics: Statistics) -> Path:
+    """Add the study's ``statistics`` to the results file it already wrote, recomputed from the
+    values that file holds (a file edited since it was written, or written against other gold
+    than the study's frozen gold now, is refused first); every other key is kept as it was, and
+    the file notes when and at which commit the statistics were stored (``provenance.migrations``).
+    Written atomically."""
+    import json
+
+    from gabarito.study.records import now_iso, stamp_migration, verify_written, write_results
+
+    path = ctx.out / ctx.spec.results
+    if not path.is_file():
+        raise GabaritoError("no results to add statistics to: run the study first", path=path)
+    verify_written(path)
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GabaritoError(f"cannot read results: {exc}", path=path) from None
+    recorded = (results.get("provenance") or {}).get("gold_sha256") or {}
+    other = sorted(rel for rel, sha in recorded.items() if ctx.gold_sha256.get(rel) != sha)
+    if not recorded or other:
+        raise GabaritoError(f"results computed against other gold ({', '.join(other) or 'none recorded'}): "
+                            f"rerun the study", path=path)
+    added = statistics(results, ctx)
+    results.update(added)
+    stamp_migration(results, f"statistics stored from the measured values: {', '.join(sorted(added))}", now_iso(),
+                    commit=ctx.git.get("commit"))
+    path = write_results(path, results)
+    say(f"{ctx.spec.name}: stored {', '.join(sorted(added))} in {path}")
+    return path
 
 
 def run_script(spec: StudySpec, argv: list[str]) -> None:
@@ -237,20 +283,21 @@ def write_study_results(ctx: StudyContext, results: dict) -> Path:
     return path
 
 
-def study_main(script: str | Path, run: Run, add_arguments=None, argv=None) -> "NoReturn":  # noqa: F821
+def study_main(script: str | Path, run: Run, add_arguments=None, argv=None,
+               statistics: Statistics | None = None) -> "NoReturn":  # noqa: F821
     """Entry point of a study script: the study is the ``study.json`` beside ``script``."""
     spec = StudySpec.load(Path(script).resolve().parent / "study.json")
     doc = sys.modules["__main__"].__doc__ if "__main__" in sys.modules else None
 
     def main(argv_):
-        run_study(spec, run, argv_, add_arguments=add_arguments, doc=doc)
+        run_study(spec, run, argv_, add_arguments=add_arguments, doc=doc, statistics=statistics)
         return 0
 
     run_main(main, argv)
 
 
 def variant_main(study_dir: str | Path, run: Run, add_arguments=None, *, name: str, title: str, results: str,
-                 doc: str | None = None, argv=None) -> "NoReturn":  # noqa: F821
+                 doc: str | None = None, argv=None, statistics: Statistics | None = None) -> "NoReturn":  # noqa: F821
     """Entry point of a benchmark that shares a study's ``study.json`` (its gold, seed and
     resamples) but runs under its own ``name`` and writes its own ``results`` file."""
     import dataclasses
@@ -259,7 +306,7 @@ def variant_main(study_dir: str | Path, run: Run, add_arguments=None, *, name: s
                                results=results)
 
     def main(argv_):
-        run_study(spec, run, argv_, add_arguments=add_arguments, doc=doc)
+        run_study(spec, run, argv_, add_arguments=add_arguments, doc=doc, statistics=statistics)
         return 0
 
     run_main(main, argv)

@@ -184,7 +184,7 @@ def test_committed_rivals_are_the_tables_runs_compared_with_the_chosen():
 
     base = REPO / "case-studies" / "helpcenter"
     res = load_results(base)
-    rivals = findings.rivals(res, base / "runs" / "log.jsonl")
+    rivals = findings.rivals(res)
     mrr = {r["label"]: r["measures"]["mrr"][0] for r in findings.group_rows(findings.runs(res))}
     assert [r["label"] for r in rivals] == [findings.best_dense(res)["tuning"]["config"]["label"],
                                             findings.best_lexical(res)["tuning"]["config"]["label"]]
@@ -197,18 +197,23 @@ def test_committed_rivals_are_the_tables_runs_compared_with_the_chosen():
 
 
 def test_rivals_are_read_as_the_study_stored_them_and_equal_the_computation():
-    """The chapter computes no statistic while the site builds: the rivals' tests are what
-    run_evaluations.py stored, and the same function on the runs gives the same numbers."""
+    """The chapter computes no statistic while the site builds: the rivals' tests and the dense
+    model against the fusion are what run_evaluations.py stored (its ``statistics``), and the same
+    functions on the runs give the same numbers; results without them are one line."""
+    from gabarito.errors import GabaritoError
     from gabarito.publish.provenance import load_results
 
     base = REPO / "case-studies" / "helpcenter"
     res = load_results(base)
     log = base / "runs" / "log.jsonl"
-    assert "rivals" in res  # the committed results store them
-    computed = findings.rivals({k: v for k, v in res.items() if k != "rivals"}, log)
-    read = findings.rivals(res, log)
+    computed = findings.compute_rivals(res, log)
+    read = findings.rivals(res)
     assert [(r["label"], r["diff"], r["p_holm"], list(r["ci"]), r["verdict"]) for r in read] == \
         [(r["label"], r["diff"], r["p_holm"], list(r["ci"]), r["verdict"]) for r in computed]
+    assert findings.dense_against_fusion(res) == json.loads(json.dumps(findings.compute_dense_against_fusion(res, log)))
     stored = json.loads(json.dumps(res))
     stored["rivals"][0]["p_holm"] = 0.5  # read, never recomputed
-    assert findings.rivals(stored, log)[0]["p_holm"] == 0.5
+    assert findings.rivals(stored)[0]["p_holm"] == 0.5
+    for key, read_it in (("rivals", findings.rivals), ("dense_against_fusion", findings.dense_against_fusion)):
+        with pytest.raises(GabaritoError, match=f"no stored '{key}'.*--statistics-only"):
+            read_it({k: v for k, v in res.items() if k != key})

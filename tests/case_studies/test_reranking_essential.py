@@ -18,7 +18,13 @@ CE = "cross-encoder /models/heldout-x-0"
 
 
 def _res():
-    """Four answerable questions, one first stage, two readers (one a cross-encoder), N = 3."""
+    """Four answerable questions, one first stage, two readers (one a cross-encoder), N = 3, with
+    the statistics the study stores (:func:`PA.statistics`)."""
+    res = _measured()
+    return {**res, **PA.statistics(res)}
+
+
+def _measured():
     return {
         "provenance": {"parameters": {"headline_N": 3}},
         "setup": {"readers": ["r1", CE]},

@@ -213,6 +213,7 @@ def test_budget_rows_compare_the_longer_reader_with_the_baseline_question_by_que
     base = {"folds": {"cranfield": _budget_fold({"1": 0.2, "2": 0.4, "3": 0.6, "4": 0.1})}}
     longer = _budget_fold({"1": 0.3, "2": 0.4, "3": 0.9, "4": 0.0}, steps=850, losses=(0.5, 0.3, 0.1))
     more = {"folds": {"cranfield": longer}, "provenance": {"parameters": {"seed": 7}}}
+    more[RA.BUDGET_TESTS] = RA.budget_tests(base, more["folds"], seed=7, resamples=10000)  # as the study stores them
     rows = RA.budget_rows(base, more)
     assert len(rows) == len(RA.STAGES)
     r = rows[0]
@@ -231,9 +232,11 @@ def test_budget_rows_compare_the_longer_reader_with_the_baseline_question_by_que
 # -- the headline and the sentences beside the tables (edge cases that broke once) -------------------
 
 def _hl_res(rows):
+    """Headline rows with the Holm p the study stores (:func:`PA.headline_holm`)."""
+    head = [{"first_stage": s, "reader": r, "before": {"hit@1": 0.5, "mrr": mb}, "after": {"hit@1": 0.5, "mrr": ma},
+             "cutoff1": {"p": p, "gained": g, "lost": lo}} for s, r, mb, ma, p, g, lo in rows]
     return {"provenance": {"parameters": {"headline_N": 20}},
-            "headline": [{"first_stage": s, "reader": r, "before": {"hit@1": 0.5, "mrr": mb}, "after": {"hit@1": 0.5, "mrr": ma},
-                          "cutoff1": {"p": p, "gained": g, "lost": lo}} for s, r, mb, ma, p, g, lo in rows]}
+            "headline": [{**h, "p_holm": p} for h, p in zip(head, PA.headline_holm(head))]}
 
 
 def test_headline_counts_one_and_several_and_leaves_out_ties_and_the_corrected():

@@ -1,8 +1,8 @@
 """No statistic computed while the site builds (issue 40, item 2): the reranking headline's Holm
-and the longer-trained reader's tests (``budget_rows``) come from values the study stores; results
-written before they were stored are corrected by the same library function (the families of
-:mod:`gabarito.measure.families`), and on the committed files that function gives exactly the
-numbers the page showed before (the computation the findings ran at page time, written out here).
+and intervals, and the longer-trained reader's tests (``budget_rows``), are read from what the
+studies stored (their ``statistics``, added to the committed files by ``--statistics-only``); the
+stored numbers are exactly what the pages computed before (that computation is written out here),
+and results without them are one line, never a computation.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from gabarito.measure import stats
 from gabarito.measure.families import Across, family_from_dict
-from gabarito.study.claims import check_family, parse_claims
+from gabarito.study.claims import check_family, holm_family, parse_claims
 from studies.reranking import findings as PA
 from studies.standard_collections import reranker_findings as RA
 
@@ -31,7 +33,7 @@ def _load(path: Path) -> dict:
 
 def test_the_headline_holm_on_the_committed_results_is_what_the_page_showed():
     res = _load(RERANKING / "results.json")
-    assert all("p_holm" not in h for h in res["headline"])  # written before the study stored it
+    assert all("p_holm" in h for h in res["headline"])  # stored by the study
     hl = PA.headline(res)
     before = stats.holm({i: h["cutoff1"]["p"] for i, h in enumerate(res["headline"])})  # the page-time Holm
     assert [r["p_holm"] for r in hl["rows"]] == [before[i] for i in range(len(res["headline"]))]
@@ -43,10 +45,11 @@ def test_the_headline_holm_on_the_committed_results_is_what_the_page_showed():
 def test_the_headline_reads_the_holm_the_study_stored():
     res = _load(RERANKING / "results.json")
     computed = PA.headline(res)
-    stored = copy.deepcopy(res)  # what run_rerank.py writes from now on
+    stored = copy.deepcopy(res)  # what run_rerank.py writes
     for row, p in zip(stored["headline"], PA.headline_holm(stored["headline"])):
         row["p_holm"] = p
     stored["headline_family"] = PA.headline_family(stored["headline"]).to_dict()
+    assert stored == res  # the committed file holds exactly that
     assert PA.headline(stored) == computed
     assert family_from_dict(stored["headline_family"]) == PA.headline_family(res["headline"])
     # once stored, the declared family can be checked number by number, not only by size
@@ -61,6 +64,7 @@ def test_the_hit1_intervals_are_read_as_stored_and_equal_the_computation():
     res = _load(RERANKING / "results.json")
     computed = PA.compute_hit1_intervals(res)
     stored = json.loads(json.dumps({**res, "hit1_intervals": computed}))  # what run_rerank.py writes, through JSON
+    assert stored["hit1_intervals"] == res["hit1_intervals"]  # and what the committed file holds
     read = PA.hit1_intervals(stored)
     assert [(r["first_stage"], r["reader"], r["before"], r["after"], list(r["ci_diff"])) for r in read] == \
         [(r["first_stage"], r["reader"], r["before"], r["after"], list(r["ci_diff"])) for r in computed]
@@ -94,7 +98,7 @@ def _page_time_budget_rows(base: dict, more: dict) -> list[dict]:
 
 def test_budget_rows_on_the_committed_files_are_what_the_page_showed():
     base, more = _load(CLASSIC / "rerankers.json"), _load(CLASSIC / "rerankers_budget.json")
-    assert RA.BUDGET_TESTS not in more  # written before the study stored its tests
+    assert RA.BUDGET_TESTS in more  # stored by the study
     assert RA.budget_rows(base, more) == _page_time_budget_rows(base, more)
 
 
@@ -106,8 +110,47 @@ def test_budget_rows_read_the_tests_the_study_stored():
         family = family_from_dict(entry["family"])
         assert isinstance(family, Across) and family.members == RA.STAGES
         assert sorted(entry["tests"]) == sorted(RA.STAGES)
-    # as train_budget.py writes it
+    # as train_budget.py writes it, and as the committed file holds it
     stored = {**json.loads(json.dumps(more)), RA.BUDGET_TESTS: json.loads(json.dumps(tests))}
+    assert stored == more
     assert RA.budget_rows(base, stored) == RA.budget_rows(base, more)
     stored[RA.BUDGET_TESTS]["cranfield"]["tests"]["bm25"]["p_holm"] = 0.5
     assert RA.budget_rows(base, stored)[0]["p_holm"] == 0.5  # read, not recomputed
+
+
+# --- results written before a study stored its statistics ------------------------------------------
+
+def test_results_without_their_stored_statistics_are_one_line_never_a_computation():
+    from gabarito.errors import GabaritoError
+    from studies.judgments import findings as JF
+    from studies.standard_collections import weak_findings as WF
+
+    res, base = _load(RERANKING / "results.json"), _load(CLASSIC / "rerankers.json")
+    more, weak = _load(CLASSIC / "rerankers_budget.json"), _load(CLASSIC / "rerankers_weak.json")
+    judged = _load(ROOT / "case-studies" / "judgments" / "results.json")
+    cases = [(lambda: PA.hit1_intervals({k: v for k, v in res.items() if k != "hit1_intervals"}), "hit1_intervals"),
+             (lambda: PA.headline({**res, "headline": [{k: v for k, v in h.items() if k != "p_holm"}
+                                                       for h in res["headline"]]}), "p_holm"),
+             (lambda: RA.budget_rows(base, {k: v for k, v in more.items() if k != RA.BUDGET_TESTS}), RA.BUDGET_TESTS),
+             (lambda: WF.rows({k: v for k, v in weak.items() if k != WF.PRIMARY_HOLM}), WF.PRIMARY_HOLM),
+             (lambda: JF.essential({k: v for k, v in judged.items() if k != JF.ACCEPTABLE}), JF.ACCEPTABLE)]
+    for call, key in cases:
+        with pytest.raises(GabaritoError, match=f"no stored '{key}'.*--statistics-only"):
+            call()
+
+
+def test_the_weak_readers_and_judgments_store_what_their_pages_computed():
+    from studies.judgments import findings as JF
+    from studies.standard_collections import weak_findings as WF
+
+    weak = _load(CLASSIC / "rerankers_weak.json")
+    family = WF.primary_family()
+    page_time = {k: p for group in holm_family(weak, family).values() for k, p in group.items()}
+    assert weak[WF.PRIMARY_HOLM] == {"family": family.name, "p_holm": page_time}
+    assert WF.primary_p(weak) == WF.primary_p(weak, family)
+    judged = _load(ROOT / "case-studies" / "judgments" / "results.json")
+    h = JF.headline(judged)
+    bm25 = judged[JF.ACCEPTABLE]["bm25"]
+    assert (bm25["misses"], bm25["acceptable"]) == (h["bm25_misses"], h["bm25_acceptable"])
+    assert tuple(bm25["ci95"]) == stats.wilson(h["bm25_acceptable"], h["bm25_misses"])
+    assert judged[JF.ACCEPTABLE] == json.loads(json.dumps(JF.compute_acceptable(judged)))

@@ -183,6 +183,34 @@ def test_executing_a_notebook_leaves_no_kernel_running(tmp_path):
     assert "ipykernel" not in children, children
 
 
+def test_a_page_that_computes_a_statistic_fails_with_one_line_naming_it(tmp_path):
+    """Issue 40: a page reads the statistics its study stored. In the page's kernel every
+    statistic of the library is refused, with the page and the statistic named; a worked example
+    declared as such (begin_example / end_example) runs."""
+    import nbformat
+
+    from gabarito.publish.site.execute import execute_notebook
+
+    (tmp_path / "notebooks").mkdir()
+
+    def page(name: str, *cells: str):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        src = tmp_path / "notebooks" / name
+        nbformat.write(nb, str(src))
+        return src
+
+    computes = page("a.ipynb", "from gabarito.measure import stats\nprint(stats.holm({'a': 0.01, 'b': 0.04}))")
+    with pytest.raises(GabaritoError, match=r"a cell failed: GabaritoError: notebooks/a\.ipynb: a Holm correction "
+                                            r"computed while the page builds"):
+        execute_notebook(computes, tmp_path)
+    example = page("b.ipynb", "from gabarito.core import page_guard\npage_guard.begin_example('o exemplo do leitor')",
+                   "from gabarito.measure import stats\nprint(stats.holm({'a': 0.01, 'b': 0.04})['a'])",
+                   "page_guard.end_example()")
+    assert execute_notebook(example, tmp_path).cells[1].outputs[0]["text"].strip() == "0.02"
+
+
 def test_cached_outputs_go_stale_when_the_navbar_or_another_page_changes(tmp_path):
     from gabarito.publish.site.execute import inputs_digest
 

@@ -31,6 +31,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 from typing import NoReturn
 
+from gabarito.core.page_guard import PAGE_ENV
 from gabarito.errors import GabaritoError
 from gabarito.hashing import atomic_write_json, sha256_file
 from gabarito.progress import bar as progress_bar
@@ -103,6 +104,7 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    env[PAGE_ENV] = _page_name(src, root)  # a page reads stored statistics, never computes one
     if ledger is not None:
         _start_ledger(env, ledger, src, root)
     scratch = tempfile.mkdtemp(prefix="gabarito-kernel-")  # the page's temporary files, removed below
@@ -145,14 +147,23 @@ def execute_notebook(src: Path, root: Path, *, timeout: int = 900, log: Path | N
     return nb
 
 
+def _page_name(src: Path, root: Path) -> str:
+    """The page's path relative to the project (its own name when it lies outside)."""
+    try:
+        return Path(src).resolve().relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return Path(src).name
+
+
 def _start_ledger(env: dict, ledger: Path, src: Path, root: Path) -> None:
     """Point the kernel at an empty ledger for this page."""
-    from gabarito.publish.ledger import LEDGER_ENV, PAGE_ENV, SCHEMA
+    from gabarito.publish.ledger import LEDGER_ENV, SCHEMA
+    from gabarito.publish.ledger import PAGE_ENV as LEDGER_PAGE_ENV
 
     ledger.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(ledger, {"schema": SCHEMA, "records": []})
     env[LEDGER_ENV] = str(ledger.resolve())
-    env[PAGE_ENV] = Path(src).resolve().relative_to(Path(root).resolve()).as_posix()
+    env[LEDGER_PAGE_ENV] = _page_name(src, root)
 
 
 def ledger_path(executed: Path) -> Path:
