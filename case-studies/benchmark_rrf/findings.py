@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from gabarito.core.measures import Measure
-from gabarito.core.methods import Method, among, fused as fusion, leaf
+from gabarito.core.methods import Method, among, declare, fused as fusion, leaf
 from gabarito.inputs.gold import content_words
 from gabarito.measure.report import ALPHA, Comparison, Report
 from gabarito.publish.fusion_verdict import SINGLES, VERB, FusionVerdict, fusion_verdict
@@ -60,7 +60,7 @@ def fused_methods(results: Mapping) -> tuple[Method, Method]:
 def methods(results: Mapping) -> list[Method]:
     """Every method the study scored (``results["methods"]``, in its order), as values: the two
     singles and the fusions of :func:`fused_methods`."""
-    ran = [leaf(s) for s in SINGLES] + list(fused_methods(results))
+    ran = declare([leaf(s) for s in SINGLES] + list(fused_methods(results)))
     return [among(key, ran) for key in results["methods"]]
 
 

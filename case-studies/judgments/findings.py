@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-from gabarito.core.methods import Method, among, fused as fusion
+from gabarito.core.methods import Method, among, declare, fused as fusion
 from studies.judgments.methods import RUNS
 from gabarito.core.page_guard import stored
 from gabarito.errors import GabaritoError
@@ -65,7 +65,8 @@ def _fused(results: Mapping) -> Method:
 def methods(results: Mapping) -> list[Method]:
     """The methods the study scored, in its order, as the values its script declares
     (:data:`studies.judgments.methods.RUNS`: the two singles and their fusions)."""
-    return [among(key, RUNS) for key in results["provenance"]["parameters"]["methods"]]
+    ran = declare(RUNS)
+    return [among(key, ran) for key in results["provenance"]["parameters"]["methods"]]
 
 
 def headline(results: Mapping, measure: str = MEASURE) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gabarito.core.methods import among
+from gabarito.core.methods import among, declare
 from gabarito.measure.readings import readings_at
 from gabarito.measure.report import verdict
 from gabarito.measure.stats import ALPHA
@@ -17,7 +17,7 @@ N = 20
 
 def rows(res: Mapping, n: int = N, measure: str = MEASURE, alpha: float = ALPHA) -> list[dict]:
     """One row per (first stage, reading): before, after, difference, interval, Holm p and a verdict."""
-    ran = readings_at([n])  # the readings of the top n, the ones this block holds
+    ran = declare(readings_at([n]))  # the readings of the top n, the ones this block holds
     out = []
     for stage, readings in res[f"at_{n}"].items():
         for key, by_measure in readings.items():

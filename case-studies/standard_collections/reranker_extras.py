@@ -17,12 +17,14 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
+from gabarito.core.methods import trained_reading
 from gabarito.core.runs import Run
 from gabarito.measure.score import score_runs
 from gabarito.measure.timing import MAX_LOAD, QUIET_LOAD, QUIET_WAIT_S, load_average, summarize, time_calls, wait_for_quiet
 from gabarito.retrieval.pipeline import SecondReading
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.training import pair_scores, separability
+from studies.standard_collections.reranker_findings import untitled
 
 SEPARABILITY_PAIRS = 300
 EXAMPLE_CANDIDATES = 6
@@ -53,7 +55,7 @@ def worked_example(reader, texts: Mapping[str, str], titles: Mapping[str, str], 
     """The question whose nDCG@10 the reading of BM25's top 20 changed most (ties by id), among
     those whose top six hold both a relevant and a non-relevant document; its six candidates with
     every reader's score and the order the cross-encoder gives them (ties by doc id)."""
-    before, after = per_query["bm25"], per_query["bm25+ce@20"]
+    before, after = per_query["bm25"], per_query[trained_reading("bm25", 20)]
     bm25 = runs["bm25"]
 
     def mixed(q):
@@ -78,7 +80,7 @@ def worked_example(reader, texts: Mapping[str, str], titles: Mapping[str, str], 
             hit = next(((r, s) for r, (d, s) in enumerate(runs[stage].get(q, []), start=1) if d == doc), None)
             row[f"{stage}_rank"], row[f"{stage}_score"] = hit if hit else (None, None)
         rows.append(row)
-    return {"query": q, "text": queries[q], "nDCG@10": {"bm25": before[q], "bm25+ce@20": after[q]},
+    return {"query": q, "text": queries[q], "nDCG@10": {"bm25": before[q], trained_reading("bm25", 20): after[q]},
             "candidates": rows, "rule": EXAMPLE_RULE}
 
 
@@ -97,8 +99,8 @@ def reader_input_phase(ctx, reader, queries, documents, qrels, firsts: Mapping[s
     bodies = {d.id: without_title(d.text, d.title) for d in documents}
     out = {"measured": True, "n": INPUT_N, "changed_docs": sum(bodies[d.id] != d.text for d in documents)}
     for stage, first in firsts.items():
-        runs = {f"{stage}+ce@{INPUT_N}": reread[stage],
-                f"{stage}+ce@{INPUT_N} sem título": SecondReading(reader, bodies, n=INPUT_N)(queries, first)}
+        runs = {trained_reading(stage, INPUT_N): reread[stage],
+                untitled(stage, INPUT_N): SecondReading(reader, bodies, n=INPUT_N)(queries, first)}
         scored = score_runs(runs, qrels, measures, tested=tested, resamples=ctx.resamples, seed=ctx.seed, order=None)
         out[stage] = scored.to_dict(per_query=False)
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping
 
+from gabarito.core.methods import Method, trained_reading
 from gabarito.core.page_guard import stored
 from gabarito.measure.families import Across, paired_across
 from gabarito.measure.report import ALPHA, Report
@@ -33,8 +34,15 @@ def ns(res: Mapping) -> list[int]:
     return list(res["provenance"]["parameters"]["ns"])
 
 
-def variant(stage: str, n: int) -> str:
-    return f"{stage}+ce@{n}"
+def variant(stage: str, n: int) -> Method:
+    """The first stage's top ``n`` read by the trained reader (its key in the results: ``bm25+ce@20``)."""
+    return trained_reading(stage, n)
+
+
+def untitled(stage: str, n: int) -> str:
+    """The same reading when the reader reads the documents without their titles (its key in the
+    results: the reading's, then `` sem título``)."""
+    return f"{variant(stage, n)} sem título"
 
 
 def test_row(stage_result: Mapping, stage: str, n: int, measure: str) -> dict:
@@ -145,7 +153,7 @@ def reader_input_rows(res: Mapping, measure: str = MEASURE) -> list[dict]:
             out.append({"held_out": held, "why": ri["why"]})
             continue
         for stage in STAGES:
-            base, alone = f"{stage}+ce@{ri['n']}", f"{stage}+ce@{ri['n']} sem título"
+            base, alone = variant(stage, ri["n"]), untitled(stage, ri["n"])
             report = Report.from_dict(ri[stage])
             c = report.compare(alone, base, measure)
             out.append({"held_out": held, "stage": stage, "n": ri["n"], "as_indexed": report.mean(base, measure),

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gabarito.core.methods import trained_reading
 from gabarito.hashing import sha256_file
 from gabarito.core.runs import Qrels, Run
 from gabarito.measure.timing import MAX_LOAD, QUIET_LOAD, QUIET_WAIT_S, load_average, wait_for_quiet
@@ -116,8 +117,8 @@ def _evaluate(ctx, c, reader: MemoReader) -> tuple[dict, dict]:
         runs = {stage: first}
         with ctx.phase(f"second reading ({c.name})"):
             for n in NS:
-                runs[f"{stage}+ce@{n}"] = SecondReading(reader, texts, n=n)(queries, first)
-        kept["firsts"][stage], kept["reread"][stage] = first, runs[f"{stage}+ce@{extras.INPUT_N}"]
+                runs[trained_reading(stage, n)] = SecondReading(reader, texts, n=n)(queries, first)
+        kept["firsts"][stage], kept["reread"][stage] = first, runs[trained_reading(stage, extras.INPUT_N)]
         ceiling = score_runs({stage: first}, qrels, [f"R@{n}" for n in NS], resamples=ctx.resamples, seed=ctx.seed)
         scored = score_runs(runs, qrels, MEASURES, tested=TESTED, resamples=ctx.resamples, seed=ctx.seed,
                             order=None)
@@ -125,7 +126,7 @@ def _evaluate(ctx, c, reader: MemoReader) -> tuple[dict, dict]:
             "method": method, "run_sha256": sha256_file(_run_file(c.name, method)), "n_queries": scored.n,
             "ceiling": {f"R@{n}": ceiling.mean(stage, f"R@{n}") for n in NS},
             **scored.only(tests_with=stage).to_dict(per_query=False),
-            "per_query_nDCG@10": {k: scored.per_query[k]["nDCG@10"] for k in (stage, f"{stage}+ce@20")},
+            "per_query_nDCG@10": {k: scored.per_query[k]["nDCG@10"] for k in (stage, trained_reading(stage, 20))},
         }
     return out, kept
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gabarito.core.methods import among, reading
+from gabarito.core.methods import among, declare, reading
 from gabarito.core.page_guard import stored
 from gabarito.errors import GabaritoError
 from gabarito.measure.readings import readings_at
@@ -136,7 +136,7 @@ def variant_means(res: Mapping, name: str, stage: str) -> list[dict]:
     against the first stage (exploratory: Holm within the stage's variants)."""
     s = res["folds"][name]["first_stages"][stage]
     tests = {t["a"]: t for t in s["tests_nDCG@10"]}
-    ran = readings_at(res["provenance"]["parameters"]["ns"])
+    ran = declare(readings_at(res["provenance"]["parameters"]["ns"]))
     out = []
     for key, t in tests.items():
         m = among(key, ran)

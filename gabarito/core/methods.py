@@ -18,7 +18,9 @@ Kinds and their keys:
   ``rrf``, ``convex``): ``replace@20``;
 - ``cross_encoder``: a cross-encoder reader of ``model``: ``cross-encoder <model>``;
 - ``first_stage``: a scorer measured on the first stage's own list: ``<scorer> (first stage)``;
-- ``reread``: a scorer reading the top ``top`` of a first stage: ``<scorer> (after <first> top N)``.
+- ``reread``: a scorer reading the top ``top`` of a first stage: ``<scorer> (after <first> top N)``;
+- ``trained_reading``: the reader trained here (``name``, ``ce``) reading the top ``top`` of a first
+  stage, its order replacing the first stage's there: ``<first>+ce@N`` (the classic collections').
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from gabarito.errors import GabaritoError
 
 #: How each kind writes its key from its fields.
 _KEYS = {
-    "leaf": lambda m: m.name,
-    "fused": lambda m: f"rrf@{m.top}",
-    "reading": lambda m: f"{m.how}@{m.top}",
-    "cross_encoder": lambda m: f"cross-encoder {m.name}",
-    "first_stage": lambda m: f"{m.inputs[0]} (first stage)",
-    "reread": lambda m: f"{m.inputs[0]} (after {m.inputs[1]} top {m.top})",
+    "leaf": lambda f: f["name"],
+    "fused": lambda f: f"rrf@{f['top']}",
+    "reading": lambda f: f"{f['how']}@{f['top']}",
+    "cross_encoder": lambda f: f"cross-encoder {f['name']}",
+    "first_stage": lambda f: f"{f['inputs'][0]} (first stage)",
+    "reread": lambda f: f"{f['inputs'][0]} (after {f['inputs'][1]} top {f['top']})",
+    "trained_reading": lambda f: f"{f['inputs'][0]}+{f['name']}@{f['top']}",
 }
 #: How a second reading may be joined to its first stage (gabarito.retrieval.pipeline.fuse_reading).
 READING_JOINS = ("replace", "rrf", "convex")
@@ -56,7 +59,7 @@ class Method(str):
             raise GabaritoError(f"unknown method kind {kind!r} (expected one of {', '.join(_KEYS)})")
         fields = {"kind": kind, "name": name, "top": top, "how": how,
                   "inputs": tuple(i if isinstance(i, Method) else leaf(i) for i in inputs)}
-        key = _KEYS[kind](_Fields(fields))
+        key = _KEYS[kind](fields)
         self = str.__new__(cls, key)
         self.__dict__.update(fields)
         return self
@@ -82,11 +85,6 @@ class Method(str):
     def from_dict(cls, d: Mapping) -> "Method":
         return cls(d["kind"], name=d.get("name", ""), top=d.get("top"), how=d.get("how"),
                    inputs=[cls.from_dict(i) for i in d.get("inputs", ())])
-
-
-class _Fields:
-    def __init__(self, fields: Mapping):
-        self.__dict__.update(fields)
 
 
 def _rebuild(d: Mapping) -> Method:
@@ -127,18 +125,37 @@ def reread(scorer: Method | str, first: Method | str, top: int) -> Method:
     return Method("reread", top=_positive(top, "reading depth"), inputs=[scorer, first])
 
 
+def trained_reading(first: Method | str, top: int, reader: str = "ce") -> Method:
+    """The reader trained here (``reader``) reading the top ``top`` of ``first``: ``bm25+ce@20``."""
+    return Method("trained_reading", name=reader, top=_positive(top, "reading depth"), inputs=[first])
+
+
 def _positive(value: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise GabaritoError(f"{what} must be a positive whole number, not {value!r}")
     return value
 
 
-def among(key: str, declared: Iterable[Method]) -> Method:
-    """The method whose key is ``key`` among those a study ``declared``; a key none of them has
-    is an error naming it (never a guess from the key's spelling)."""
+def declare(methods: Iterable[Method]) -> dict[str, Method]:
+    """The methods a study declares, by key (what :func:`among` looks a key up in, built once);
+    one key declared twice as two different methods is an error naming it."""
+    out: dict[str, Method] = {}
+    for m in methods:
+        m = m if isinstance(m, Method) else leaf(m)
+        if m in out and out[m].to_dict() != m.to_dict():
+            raise GabaritoError(f"method {str(m)!r} is declared twice as two different methods")
+        out[str(m)] = m
+    return out
+
+
+def among(key: str, declared: Mapping[str, Method] | Iterable[Method]) -> Method:
+    """The method whose key is ``key`` among those a study ``declared`` (their index from
+    :func:`declare`, or the methods themselves); a key none of them has is an error naming it
+    (never a guess from the key's spelling)."""
     if isinstance(key, Method):
         return key
-    for m in declared:
-        if m == key:
-            return m
-    raise GabaritoError(f"method {key!r} is not one of the methods declared here")
+    index = declared if isinstance(declared, Mapping) else declare(declared)
+    try:
+        return index[key]
+    except KeyError:
+        raise GabaritoError(f"method {key!r} is not one of the methods declared here") from None

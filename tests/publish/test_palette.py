@@ -18,9 +18,15 @@ def _distance(a: str, b: str) -> float:
     return sum((x - y) ** 2 for x, y in zip(*rgb)) ** 0.5
 
 
-def test_every_method_the_site_names_has_its_colour():
-    missing = [key for key in labels.METHODS if key not in palette.LEAF_COLOURS]
-    assert not missing, f"methods with a label but no colour: {missing}"
+def test_every_method_the_site_names_has_its_colour_in_one_table():
+    """Names and colours are read from one table of leaves: neither without the other."""
+    from gabarito.publish.leaves import LEAVES
+
+    assert labels.METHODS == {k: leaf.label for k, leaf in LEAVES.items()}
+    assert palette.LEAF_COLOURS == {k: leaf.colour for k, leaf in LEAVES.items()}
+    bad = [k for k, leaf in LEAVES.items()
+           if not (leaf.label.strip() and len(leaf.colour) == 7 and leaf.colour.startswith("#"))]
+    assert not bad, f"leaves without a name or a colour: {bad}"
 
 
 def test_a_compound_method_takes_its_colour_from_its_fields_not_its_place():

@@ -1,6 +1,6 @@
 """Issue 40 item 5 (Y40-fixture-retriever): a retriever added the way ``docs/architecture.md``
 ("Adding a retriever") says -- a class with ``name``, ``search(queries, depth) -> Run`` and
-``provenance()``, its Portuguese label in ``labels.METHODS``, its tests -- runs alone and fused with
+``provenance()``, its row in ``leaves.LEAVES`` (name and colour), its tests -- runs alone and fused with
 BM25 through the one ``Pipeline``, is scored by ``score_runs`` and compared by ``Report.compare``,
 with the numbers a hand count gives.
 """
@@ -45,8 +45,14 @@ class SharedWords:
 
 @pytest.fixture()
 def labelled(monkeypatch):
-    """The recipe's file 2: the retriever's Portuguese label in ``labels.METHODS``."""
-    monkeypatch.setitem(labels.METHODS, SharedWords.name, "Palavras em comum")
+    """The recipe's file 2: the retriever's row in ``leaves.LEAVES`` (its name and its colour, as
+    ``labels.METHODS`` and ``palette.LEAF_COLOURS`` read them when the module loads)."""
+    from gabarito.publish import palette
+    from gabarito.publish.leaves import GREY, Leaf
+
+    row = Leaf("Palavras em comum", GREY)
+    monkeypatch.setitem(labels.METHODS, SharedWords.name, row.label)
+    monkeypatch.setitem(palette.LEAF_COLOURS, SharedWords.name, row.colour)
 
 
 def test_without_its_label_the_method_stops_the_page_in_one_line():
