@@ -213,6 +213,7 @@
       .map((el) => `${describe(el)} right=${Math.round(el.getBoundingClientRect().right)}`).slice(0, 12);
     // wide tables: they scroll in their own box, with a cue, and keep their first column in view
     report.tables_scrolling = 0;
+    report.tables_sliding = [];  // which ones: on a phone, a table of records reads as cards instead
     report.tables_without_cue = [];
     report.tables_not_sticky = [];
     Array.from(document.querySelectorAll("main table")).forEach((t, i) => {
@@ -224,6 +225,7 @@
       }
       if (!box || box.scrollWidth <= box.clientWidth + 1) return;
       report.tables_scrolling += 1;
+      report.tables_sliding.push(`table ${i} in ${describe(box)}: ${(t.tHead ? t.tHead.textContent : "").trim().slice(0, 60)}`);
       const cue = box.previousElementSibling;
       if (!(box.classList.contains("gabarito-table") && cue && cue.classList.contains("gabarito-scroll-cue"))) {
         report.tables_without_cue.push(`table ${i} in ${describe(box)}`);

@@ -8,13 +8,17 @@ failures (issue 44, items 5 and 6).
 - tables and code: no table or code block makes the page scroll sideways, no table spills out of its
   box ("Detalhes", a callout; a wide table scrolls in it), a code block wraps or
   scrolls in its own box, and every cell of each chapter's headline table (its first table, marked
-  ``gabarito-headline-table`` by the site's script) is in view without scrolling sideways;
+  ``gabarito-headline-table`` by the site's script) is in view without scrolling sideways; below
+  :data:`PHONE_WIDTH` no table slides sideways at all (a table of records becomes cards, its first
+  column each card's title);
 - the home page: its short answer (``.gabarito-answer``) is whole within the first screen at
   390 x 844 and 1280 x 800: ``top < screen height - its own height``.
 """
 
 from __future__ import annotations
 
+#: Below this width (the site script's own threshold) tables of records read as cards, never slide.
+PHONE_WIDTH = 600
 #: The first screen of each width the home page's answer must fit in.
 FIRST_SCREEN = {390: 844, 1280: 800}
 #: What each report key holds, and the check's name in a failure line.
@@ -43,6 +47,8 @@ def phone_failures(reports: dict[tuple[str, int], dict]) -> list[str]:
             continue
         for key, check in CHART_CHECKS.items():
             fail(page, width, check, r.get(key) or [])
+        if width < PHONE_WIDTH:
+            fail(page, width, "tables that slide sideways on a phone", r.get("tables_sliding") or [])
         head = r.get("headline_table")
         if head:
             fail(page, width, "headline table cells out of view", head["out_of_view"])

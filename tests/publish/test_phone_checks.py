@@ -13,7 +13,7 @@ from phone_checks import FIRST_SCREEN, overlap_count, phone_failures  # noqa: E4
 
 def _clean(**extra) -> dict:
     report = {"chart_texts": 40, "chart_overlaps": [], "chart_text_outside": [], "chart_controls_outside": [],
-              "chart_legend_overlaps": [], "wide_blocks": [], "code_cut": [], "tables_out_of_box": [],
+              "chart_legend_overlaps": [], "wide_blocks": [], "code_cut": [], "tables_out_of_box": [], "tables_sliding": [],
               "headline_table": {"cells": 20, "out_of_view": [], "cards": True}, "answer": None}
     report.update(extra)
     return report
@@ -34,7 +34,9 @@ def test_each_problem_is_one_line_naming_page_width_and_what():
                                           code_cut=["pre.sourceCode: pip install"],
                                           headline_table={"cells": 20, "out_of_view": ["melhor"], "cards": False}),
         ("notebooks/x.html", 1280): _clean(chart_legend_overlaps=['chart 0: the legend × "segundos"'],
-                                           tables_out_of_box=["table.table 215 px out of div.callout"]),
+                                           tables_out_of_box=["table.table 215 px out of div.callout"],
+                                           tables_sliding=["table 2 in div.gabarito-table: wide on a desktop"]),
+        ("notebooks/y.html", 390): _clean(tables_sliding=["table 3 in div.gabarito-table: AvaliadorQuem"]),
         ("index.html", 390): _clean(answer={"top": 1251, "height": 120, "text": "..."}),
         ("index.html", 1280): _clean(),  # no answer at all
     }
@@ -47,6 +49,8 @@ def test_each_problem_is_one_line_naming_page_width_and_what():
     assert any(b.startswith("notebooks/x.html @1280: tables out of their box: 1: table.table 215 px") for b in bad)
     assert f"index.html @390: home answer: 1: top 1251 + height 120 > {FIRST_SCREEN[390]}" in bad
     assert "index.html @1280: home answer: 1: no .gabarito-answer shown" in bad
+    assert "notebooks/y.html @390: tables that slide sideways on a phone: 1: table 3 in div.gabarito-table: AvaliadorQuem" in bad
+    assert not any("@1280: tables that slide" in b for b in bad)  # a desktop may scroll a wide table in its box
     assert overlap_count(reports) == 2
 
 

@@ -332,7 +332,7 @@ def test_code_shows_only_where_it_teaches_and_the_search_was_asked(reader):
     assert set(SEARCH_SECTIONS) <= asked, asked
 
 
-@pytest.mark.parametrize("check", [*CHART_CHECKS.values(), "headline table", "home answer"])
+@pytest.mark.parametrize("check", [*CHART_CHECKS.values(), "headline table", "slide sideways", "home answer"])
 def test_charts_tables_and_the_home_answer_fit_a_phone(reader, check):
     """Issue 44, items 5 and 6 (:mod:`phone_checks`), at 390 and 1280 px."""
     reports, _ = reader

@@ -41,21 +41,27 @@
     const cap = fig && fig.querySelector("figcaption, caption");
     return !!cap && /^Tabela\s1\b/.test(cap.textContent.replace(/\u00a0/g, " ").trim());
   };
-  const headline = boxes.find(captioned) || boxes.find((b) => !b.closest("details, .callout-collapse, .collapse"));
-  const headRow = headline && headline.querySelector("table") && headline.querySelector("table").tHead;
-  if (headRow && headRow.rows.length === 1 && !$$("th, td", headRow).some((h) => h.colSpan > 1)) {
+  // Every other table of records (one header row, no merged cells) reads the same way on a phone when it
+  // does not fit: its rows as cards (.gabarito-cards), instead of a table to slide sideways.
+  const cards = (box, cls) => {
+    const headRow = box.querySelector("table") && box.querySelector("table").tHead;
+    if (!headRow || headRow.rows.length !== 1 || $$("th, td", headRow).some((h) => h.colSpan > 1)) return;
     const names = $$("th, td", headRow.rows[0]).map((h) => h.textContent.trim());
-    headline.classList.add("gabarito-headline-table");
-    $$("tbody tr", headline).forEach((r) => Array.from(r.children).forEach((td, i) => {
+    box.classList.add(cls);
+    $$("tbody tr", box).forEach((r) => Array.from(r.children).forEach((td, i) => {
       if (!td.hasAttribute("data-label")) td.setAttribute("data-label", names[i] || "");
       if (i === 0) td.classList.add("gabarito-card-title");
       else if (td.textContent.trim().length + (names[i] || "").length > 24) td.classList.add("gabarito-long");
     }));
-  }
+  };
+  const headline = boxes.find(captioned) || boxes.find((b) => !b.closest("details, .callout-collapse, .collapse"));
+  if (headline) cards(headline, "gabarito-headline-table");
+  boxes.filter((b) => b !== headline && !b.classList.contains("gabarito-stackable")).forEach((b) => cards(b, "gabarito-cards"));
 
   const stack = () => boxes.forEach((box) => {  // after widen(): a widened table may show its questions
     if (box.scrollWidth <= box.clientWidth + 1) return;
-    if (box.classList.contains("gabarito-headline-table") && window.innerWidth < 600) {
+    if ((box.classList.contains("gabarito-headline-table") || box.classList.contains("gabarito-cards"))
+        && window.innerWidth < 600) {
       box.classList.add("gabarito-stacked");
       return;
     }
