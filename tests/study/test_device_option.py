@@ -4,15 +4,17 @@ study that defines its own ``--device`` keeps it. Nothing here loads a model or 
 
 from __future__ import annotations
 
-import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from gabarito import cli
-from gabarito.inputs.gold import freeze
 from gabarito.retrieval.device import ENV
 from gabarito.study.runner import run_study, study_main
-from gabarito.study.spec import StudySpec
+
+sys.path.insert(0, str(Path(__file__).parent))
+from toy import toy_study  # noqa: E402
 
 #: the studies whose scripts load encoders or second readers
 MODEL_STUDIES = ("benchmark_rrf", "standard_collections", "fusion", "helpcenter", "reranking")
@@ -21,17 +23,6 @@ MODEL_STUDIES = ("benchmark_rrf", "standard_collections", "fusion", "helpcenter"
 @pytest.fixture(autouse=True)
 def no_env(monkeypatch):
     monkeypatch.delenv(ENV, raising=False)
-
-
-def _toy(tmp_path) -> StudySpec:
-    d = tmp_path / "toy"
-    d.mkdir()
-    (d / "questions.json").write_text('{"pairs": []}')
-    freeze(d / "gold.lock.json", [d / "questions.json"])
-    (d / "study.json").write_text(json.dumps({
-        "name": "toy", "title": "A toy study", "script": "run.py",
-        "gold": [{"manifest": "gold.lock.json"}], "seed": 11, "resamples": 200}))
-    return StudySpec.load(d / "study.json")
 
 
 def _run(seen):
@@ -59,7 +50,7 @@ def test_the_benchmarks_that_encode_offer_device(module, capsys):
 
 
 def test_a_bad_device_is_one_line_and_exit_2_before_any_work(tmp_path, capsys):
-    spec, seen = _toy(tmp_path), []
+    spec, seen = toy_study(tmp_path), []
     (spec.dir / "run.py").write_text("")
     with pytest.raises(SystemExit) as done:
         study_main(spec.dir / "run.py", _run(seen), argv=["--device", "tpu"])
@@ -76,14 +67,14 @@ def test_gabarito_study_with_a_bad_device_exits_2_naming_it(capsys):
 
 
 def test_not_asked_is_none_and_asked_is_passed_on(tmp_path):
-    spec, seen = _toy(tmp_path), []
+    spec, seen = toy_study(tmp_path), []
     run_study(spec, _run(seen), [])
     run_study(spec, _run(seen), ["--device", "cpu"])
     assert seen == [(None, None), ("cpu", "cpu")]
 
 
 def test_a_study_that_defines_its_own_device_keeps_it(tmp_path):
-    spec, seen = _toy(tmp_path), []
+    spec, seen = toy_study(tmp_path), []
     own = lambda ap: ap.add_argument("--device", default="own-default", help="the study's own")  # noqa: E731
     run_study(spec, _run(seen), [], add_arguments=own)
     assert seen == [("own-default", "own-default")]

@@ -1,22 +1,19 @@
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from gabarito.errors import GabaritoError
-from gabarito.inputs.gold import freeze
 from gabarito.study.runner import run_study
 from gabarito.study.spec import StudySpec, find_study, in_order
 
+sys.path.insert(0, str(Path(__file__).parent))
+from toy import toy_study  # noqa: E402
+
 
 def _study(tmp_path, gold_text='{"pairs": []}'):
-    d = tmp_path / "toy"
-    d.mkdir()
-    (d / "questions.json").write_text(gold_text)
-    freeze(d / "gold.lock.json", [d / "questions.json"])
-    (d / "study.json").write_text(json.dumps({
-        "name": "toy", "title": "A toy study", "script": "run.py",
-        "gold": [{"manifest": "gold.lock.json"}], "seed": 11, "resamples": 200}))
-    return StudySpec.load(d / "study.json")
+    return toy_study(tmp_path, gold_text)
 
 
 def test_runner_checks_gold_first_and_writes_results_with_provenance(tmp_path):

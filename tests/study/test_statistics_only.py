@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from gabarito.inputs.gold import freeze
 from gabarito.study.records import write_measurement
 from gabarito.study.runner import run_study
-from gabarito.study.spec import StudySpec
+
+sys.path.insert(0, str(Path(__file__).parent))
+from toy import toy_study  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGMENTS = ROOT / "case-studies" / "judgments"
@@ -70,19 +71,8 @@ def test_statistics_only_refuses_an_edited_file_and_writes_nothing(tmp_path):
     assert missing.returncode == 2 and "run the study first" in missing.stderr
 
 
-def _toy(tmp_path) -> StudySpec:
-    d = tmp_path / "toy"
-    d.mkdir()
-    (d / "questions.json").write_text('{"pairs": []}')
-    freeze(d / "gold.lock.json", [d / "questions.json"])
-    (d / "study.json").write_text(json.dumps({
-        "name": "toy", "title": "A toy study", "script": "run.py",
-        "gold": [{"manifest": "gold.lock.json"}], "seed": 11, "resamples": 200}))
-    return StudySpec.load(d / "study.json")
-
-
 def test_a_run_stores_its_statistics_and_statistics_only_never_runs(tmp_path):
-    spec = _toy(tmp_path)
+    spec = toy_study(tmp_path)
     calls = []
 
     def run(ctx):
