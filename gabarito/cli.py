@@ -46,10 +46,16 @@ from gabarito.study.spec import StudySpec, all_studies, find_study, in_order  # 
 
 
 def run_study(spec: StudySpec, extra: list[str]) -> None:
-    """Run a study's script as ``__main__`` with ``extra`` arguments; a failure is one line."""
-    from gabarito.study.runner import run_script
+    """Run a study's script as ``__main__`` with ``extra`` arguments; a failure is one line: the
+    study's own (its status, 2, passed on), or, for any other status, the line that names it."""
+    from gabarito.study.runner import StudyExited, run_script
 
-    run_script(spec, extra)
+    try:
+        run_script(spec, extra)
+    except StudyExited as exc:
+        if exc.code == 2:  # the study printed its one line: a second would only repeat its name
+            raise SystemExit(2) from None
+        raise
 
 
 def _warn(text: str) -> None:

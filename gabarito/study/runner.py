@@ -247,6 +247,15 @@ def store_statistics(ctx: StudyContext, statistics: Statistics) -> Path:
     return path
 
 
+class StudyExited(GabaritoError):
+    """A study's script exited with a failure status (``code``); at status 2 it has printed its
+    own one line already."""
+
+    def __init__(self, name: str, code, script: Path):
+        super().__init__(f"study {name} exited with status {code}", path=script)
+        self.code = code
+
+
 def run_script(spec: StudySpec, argv: list[str]) -> None:
     """Run a study's script as ``__main__`` with ``argv``; a failure is one line. Ctrl-C (the
     study printed its own line), SIGTERM and SIGHUP (``gabarito`` printed its own: exit 128 + n)
@@ -267,7 +276,7 @@ def run_script(spec: StudySpec, argv: list[str]) -> None:
         if exc.code in stopped:
             raise
         if exc.code not in (0, None):
-            raise GabaritoError(f"study {spec.name} exited with status {exc.code}", path=script) from None
+            raise StudyExited(spec.name, exc.code, script) from None
     finally:
         sys.argv = saved
 
