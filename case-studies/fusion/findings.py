@@ -7,7 +7,8 @@ much, significantly (:func:`against_baseline`, :func:`comparison_rows`, :func:`v
 k matters (:func:`k_rows`, :func:`k_summary`); which weights the cross-fitting chose
 (:func:`tuning_rows`); what one round trip costs against two (:func:`latency_rows`,
 :func:`latency_summary`, :func:`round_trips`). :func:`headline` and :func:`essentials` are what the page's first screen
-("O essencial") states.
+("O essencial") states; :func:`set_rows`, :func:`bars`, :func:`k_bars`, :func:`other_verdicts`,
+:func:`first_stages` and :func:`run_limit` are what its tables, charts and sentences read.
 
 Each set's score block is read as a :class:`~gabarito.measure.report.Report`; a fusion is
 "above" or "below" the baseline when its Holm-corrected test against it says so at the report's
@@ -49,6 +50,45 @@ def baseline_k(results: Mapping) -> int:
     """The k of the baseline RRF (the one every test is against)."""
     ks = results["provenance"]["parameters"]["rrf_ks"]
     return next(k for k in ks if rrf_with(k) == baseline(results))
+
+
+def run_limit(results: Mapping) -> int | None:
+    """How many questions of each set a development run kept (the page warns of a partial run), or
+    None for a full run."""
+    return results["provenance"]["parameters"]["limit"]
+
+
+def first_stages(results: Mapping) -> list[str]:
+    """The names of the searches every fusion reads (the first stages each corpus records, in order,
+    each once): the page counts the engines whose scores RRF need not calibrate."""
+    names = [s["name"] for c in results["provenance"]["parameters"]["corpora"]
+             for s in results["corpora"][c]["retrievers"]["first_stages"]]
+    return list(dict.fromkeys(names))
+
+
+def set_rows(results: Mapping) -> list[dict]:
+    """Per judged set, in the study's order: ``corpus``, ``set``, the corpus's documents
+    (``n_docs``), the set's questions (``n``) and its frozen gold file (``gold_file``): the page's
+    table of judged sets."""
+    return [{"corpus": c, "set": k, "n_docs": results["corpora"][c]["record"]["n_docs"], "n": r["n"],
+             "gold_file": r["gold_file"]} for c, k, r in sets(results)]
+
+
+def bars(results: Mapping, methods: list[str], measure: str = "nDCG@10") -> dict[str, dict]:
+    """Per method of ``methods`` (in that order): its mean on ``measure`` in each judged set
+    (``means``) and its 95% interval (``ci``), both in the study's set order: what a chart of
+    grouped bars over the sets draws."""
+    rows = [r for _, _, r in sets(results)]
+    return {m: {"means": [r["metrics"][m][measure] for r in rows], "ci": [r["ci95"][m][measure] for r in rows]}
+            for m in methods}
+
+
+def k_bars(results: Mapping, measure: str = "nDCG@10") -> list[dict]:
+    """Per RRF k of the study, in its order: ``k``, its ``method`` and its :func:`bars` (``means``,
+    ``ci``) over the judged sets: the page's chart of RRF with each k."""
+    ks = results["provenance"]["parameters"]["rrf_ks"]
+    by_method = bars(results, [rrf_with(k) for k in ks], measure)
+    return [{"k": k, "method": rrf_with(k), **by_method[rrf_with(k)]} for k in ks]
 
 
 # -- identity -------------------------------------------------------------------------------------
@@ -120,6 +160,12 @@ def verdicts(results: Mapping, measure: str = "nDCG@10") -> dict:
     return {"n_sets": len(rows), "better_sets": [r for r in rows if r["above"]],
             "worse_sets": [r for r in rows if r["below"]],
             "best_significant": [r for r in rows if r["significant"] and r["diff"] > 0]}
+
+
+def other_verdicts(results: Mapping, measure: str = "nDCG@10") -> list[dict]:
+    """:func:`verdicts` on each measure of the results but ``measure``, in stored order, each with
+    its ``measure``: what the page says of the other measures."""
+    return [verdicts(results, m) | {"measure": m} for m in results["measures"] if m != measure]
 
 
 # -- k ------------------------------------------------------------------------------------------------
@@ -237,7 +283,8 @@ def essentials(results: Mapping, measure: str = "nDCG@10") -> dict:
     ``baseline_below_best_single`` and ``best_is_weighted`` (one of :data:`WEIGHTED`); ``others``, the remaining rows, and ``others_top``, the one
     among them with the largest best difference (None when there is none); ``k_steady``, the
     sets where no k differs significantly from the baseline's, and ``k_steady_spread``, the
-    widest spread among them (None when there is none); ``n_tested``, how many fusions are tested."""
+    widest spread among them (None when there is none); ``n_tested``, how many fusions are tested;
+    ``cutoff``, the depth every fusion is scored at; ``other_ks``, the study's RRF k's but the baseline's."""
     rows = comparison_rows(results, measure)
     by_set = {(c, k): r for c, k, r in sets(results)}
     exceptions = []
@@ -249,8 +296,10 @@ def essentials(results: Mapping, measure: str = "nDCG@10") -> dict:
                            "best_is_weighted": row["best"] in WEIGHTED})
     others = [r for r in rows if not r["above"]]
     steady = [r for r in k_rows(results, measure) if not r["significant"]]
+    params = results["provenance"]["parameters"]
     return {"identity": identity_totals(results), "measure": measure, "n_sets": len(rows),
             "baseline_k": baseline_k(results), "n_tested": len(tested(results, measure)),
+            "cutoff": params["cutoff"], "other_ks": [k for k in params["rrf_ks"] if k != baseline_k(results)],
             "exceptions": exceptions, "others": others,
             "others_top": max(others, key=lambda r: r["diff"]) if others else None,
             "k_steady": steady, "k_steady_spread": max((r["spread"] for r in steady), default=None)}

@@ -182,3 +182,55 @@ def test_committed_essentials_agree_with_the_headline():
     assert all(not r["significant"] or r["diff"] <= 0 for r in e["others"])
     lat = findings.latency_summary(res)
     assert lat["valid"] == [r for r in lat["rows"] if r["valid"]]
+
+
+def test_page_rows_bars_and_parameters(two_sets):
+    two_sets["corpora"]["social"]["record"]["n_docs"] = 99
+    two_sets["provenance"]["parameters"]["limit"] = None
+    assert findings.run_limit(two_sets) is None
+    two_sets["provenance"]["parameters"]["limit"] = 5
+    assert findings.run_limit(two_sets) == 5
+    assert findings.set_rows(two_sets) == [
+        {"corpus": "adi", "set": "adi", "n_docs": 10, "n": 1, "gold_file": "g.json"},
+        {"corpus": "social", "set": "main", "n_docs": 99, "n": 40, "gold_file": "g.json"}]
+    b = findings.bars(two_sets, ["linear_cv", "rrf_k60"])
+    assert list(b) == ["linear_cv", "rrf_k60"]
+    assert b["linear_cv"]["means"] == [0.60, 0.45]
+    assert b["linear_cv"]["ci"] == [pytest.approx([0.5, 0.7]), pytest.approx([0.35, 0.55])]
+    kb = findings.k_bars(two_sets)
+    assert [(r["k"], r["method"]) for r in kb] == [(1, "rrf_k1"), (10, "rrf_k10"), (60, "rrf_k60"), (100, "rrf_k100")]
+    assert kb[3]["means"] == [0.40, 0.40]
+    for c, k, s in findings.sets(two_sets):
+        s["metrics"]["bm25"] = s["metrics"]["dense"] = {"nDCG@10": 0.1}
+    e = findings.essentials(two_sets)
+    assert e["cutoff"] == 10 and e["other_ks"] == [1, 10, 100]
+
+
+def test_first_stages_each_once_in_order(two_sets):
+    for corpus, names in {"adi": ["bm25", "dense"], "social": ["bm25", "dense", "splade"]}.items():
+        two_sets["corpora"][corpus]["retrievers"] = {"first_stages": [{"name": n} for n in names]}
+    assert findings.first_stages(two_sets) == ["bm25", "dense", "splade"]
+
+
+def test_other_verdicts_skip_the_page_measure(two_sets):
+    two_sets["measures"] = ["nDCG@10", "RR@10"]
+    for s in (two_sets["corpora"]["adi"]["sets"]["adi"], two_sets["corpora"]["social"]["sets"]["main"]):
+        s["tests"]["RR@10"] = [dict(t) for t in s["tests"]["nDCG@10"]]
+        for m in s["metrics"]:
+            s["metrics"][m]["RR@10"] = s["metrics"][m]["nDCG@10"]
+            s["ci95"][m]["RR@10"] = s["ci95"][m]["nDCG@10"]
+    (v,) = findings.other_verdicts(two_sets)
+    assert v["measure"] == "RR@10" and v == findings.verdicts(two_sets, "RR@10") | {"measure": "RR@10"}
+    assert [r["set"] for r in v["better_sets"]] == ["adi"]
+    assert findings.other_verdicts(two_sets, "RR@10")[0]["measure"] == "nDCG@10"
+
+
+def test_committed_page_rows():
+    from gabarito.publish.provenance import load_results
+
+    res = load_results(REPO / "case-studies" / "fusion")
+    assert findings.first_stages(res) == ["bm25", "dense"]
+    rows = findings.set_rows(res)
+    assert [(r["corpus"], r["set"]) for r in rows] == findings.set_keys(res)
+    assert all(r["n_docs"] > 0 and r["n"] > 0 for r in rows)
+    assert [b["k"] for b in findings.k_bars(res)] == [1, 10, 60, 100]
