@@ -236,17 +236,22 @@ def plural(n: int, one: str, many: str) -> str:
 
 _IN_WORDS = {"m": ("nenhum", "um", "dois"), "f": ("nenhuma", "uma", "duas")}
 _IN_WORDS_REST = ("três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez")
+#: The round sizes a rate is stated per ("por mil documentos"), spelled out.
+_IN_WORDS_ROUND = {100: "cem", 1000: "mil"}
 
 
 def in_words(n: int, gender: str) -> str:
     """A small count spelled out, as a heading or a sentence writes it: ``(2, 'f') -> 'duas'``,
-    ``(3, 'm') -> 'três'``, ``(0, 'm') -> 'nenhum'``; above ten, :func:`integer` (``11 -> '11'``)."""
+    ``(3, 'm') -> 'três'``, ``(0, 'm') -> 'nenhum'``; a round hundred or thousand too (``1000 ->
+    'mil'``, the size a rate is stated per); above ten otherwise, :func:`integer` (``11 -> '11'``)."""
     if gender not in GENDERS:
         raise ValueError(f"gender must be one of {GENDERS}, not {gender!r}")
     if n < 0:
         raise ValueError(f"not a count: {n}")
     if n < 3:
         return _IN_WORDS[gender][n]
+    if n in _IN_WORDS_ROUND:
+        return _IN_WORDS_ROUND[n]
     return _IN_WORDS_REST[n - 3] if n <= 10 else integer(n)
 
 

@@ -140,6 +140,7 @@ def test_the_round_trips_counted_are_the_calls_the_timed_python_path_makes():
 def test_small_counts_in_words():
     assert [fmt.in_words(n, "f") for n in (0, 1, 2, 3, 10, 11)] == ["nenhuma", "uma", "duas", "três", "dez", "11"]
     assert [fmt.in_words(n, "m") for n in (1, 2)] == ["um", "dois"]
+    assert [fmt.in_words(n, "m") for n in (100, 1000, 1001)] == ["cem", "mil", "1.001"]  # a rate's round size
     with pytest.raises(ValueError):
         fmt.in_words(-1, "f")
 
