@@ -207,3 +207,19 @@ def main_study_diffs(weak: Mapping, collections: list[str], recipe: str = "weak"
     page to set the ablation beside it: ``{"steps", "diff": {collection: diff}}``."""
     return {"steps": weak["provenance"]["parameters"]["steps"],
             "diff": {c: weak["primary"][recipe][f"{c}/{recipe}"]["diff"] for c in collections}}
+
+
+def bm25_variant_table(res: Mapping, recipe: str = "weak") -> dict:
+    """The table of BM25's readings, collection by collection: ``ns`` (every N read, in the
+    study's order) and ``rows``, per collection, BM25 alone (``before``) and the mean of each
+    reading (``means[(how, n)]``)."""
+    return {"ns": list(res["provenance"]["parameters"]["ns"]),
+            "rows": [{"collection": r["collection"], "before": r["bm25"]["before"],
+                      "means": {(v["how"], v["n"]): v["mean"] for v in variant_means(res, r["fold"], "bm25")}}
+                     for r in rows(res, recipe)]}
+
+
+def judged_others(res: Mapping, recipe: str = "weak+judged") -> int:
+    """How many other collections' judged pairs each reader of ``recipe`` adds to the pairs of the
+    collection it reads again: every collection the recipe reads but that one."""
+    return len(res["primary"][recipe]) - 1
