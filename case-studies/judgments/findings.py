@@ -326,14 +326,15 @@ def assessors(results: Mapping) -> dict:
 
 
 def blind_regrade(blind: Mapping, measure: str = MEASURE) -> dict:
-    """What the blind regrade (``blind_regrade.json``) says: ``{"n_pairs", "agreement": {block:
+    """What the blind regrade (``blind_regrade.json``) says: ``{"n_pairs", "n_assessors": the blind
+    assessors recorded, "agreement": {block:
     {"kappa", "ci95", "band", "n_pairs"}} (linearly weighted, over every drawn pair: blind A against
     B, each against its non-blind letter, min and mean against the non-blind ones, min against the
     grade in use), "overridden": {"n", "kept": pairs the blind min(A, B) still grades 2, "share"},
     "headline": :func:`assessor_keys` of the blind grades}``."""
     over = blind["overridden"]
     kept = over["min"].get("2", 0)
-    return {"n_pairs": blind["n_pairs"],
+    return {"n_pairs": blind["n_pairs"], "n_assessors": len(blind["assessors"]),
             "agreement": {name: _kappa(block) for name, block in blind["agreement"]["all"].items()},
             "overridden": {"n": over["n"], "kept": kept, "share": kept / over["n"] if over["n"] else 0.0},
             "headline": assessor_keys(blind, measure)}

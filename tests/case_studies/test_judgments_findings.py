@@ -178,3 +178,10 @@ def test_essential_is_the_tables_numbers(committed):
     sens = findings.tiebreak_sensitivity(committed, committed["provenance"]["parameters"]["methods"],
                                          ["adjudicated", "min", "max"])
     assert e["tiebreak"] == {"changed": len(sens["order_changed"]), "n": sens["n_combinations"]}
+
+
+def test_blind_regrade_counts_its_assessors():
+    blind = json.loads((STUDY / "blind_regrade.json").read_text(encoding="utf-8"))
+    said = findings.blind_regrade(blind)
+    assert said["n_assessors"] == len(blind["assessors"]) == 2
+    assert findings.blind_regrade({**blind, "assessors": ["A", "B", "C"]})["n_assessors"] == 3
