@@ -17,7 +17,8 @@ def engines_agreement(alignment: Mapping) -> dict:
     """The collection and its number of questions; per memory flavour (``before``: a repeated
     question word counted per occurrence; ``aligned``: as ArcadeDB counts it, what ``evaluate``
     runs now) how many questions get ArcadeDB's very top 10 and its mean ``MEASURE``; the
-    reference's mean ``MEASURE``."""
+    reference's mean ``MEASURE``; ``engines``, the engines ``evaluate`` offers, as the measurement names them (the reference
+    and the memory engine as it runs now; both checked present above)."""
     agreement, metrics = alignment.get("agreement") or {}, ((alignment.get("report") or {}).get("metrics") or {})
     missing = [key for key in (BEFORE, ALIGNED) if key not in agreement] + \
               [key for key in (REFERENCE, BEFORE, ALIGNED) if MEASURE not in (metrics.get(key) or {})]
@@ -29,4 +30,5 @@ def engines_agreement(alignment: Mapping) -> dict:
     return {"collection": alignment["collection"], "questions": alignment["questions"],
             "repeated_word": alignment["questions_with_a_repeated_word"], "measure": MEASURE,
             "reference_mean": metrics[REFERENCE][MEASURE], "before": flavour[BEFORE], "aligned": flavour[ALIGNED],
-            "all_identical": flavour[ALIGNED]["identical_top10"] == flavour[ALIGNED]["n_queries"]}
+            "all_identical": flavour[ALIGNED]["identical_top10"] == flavour[ALIGNED]["n_queries"],
+            "engines": [REFERENCE, ALIGNED]}

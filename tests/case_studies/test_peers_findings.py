@@ -211,3 +211,14 @@ def test_whole_report_names_the_highest_load_it_recorded():
     del cold["studies"]["a"]["load_average_after"]
     assert whole_report(cold)["load_max"] == 0.6
     assert whole_report({"studies": {}})["load_max"] is None
+
+
+def test_the_bm25_engines_of_evaluate_are_the_reference_and_the_aligned_memory_engine():
+    import json
+
+    from studies.peers.findings_bm25 import engines_agreement
+
+    committed = Path(__file__).resolve().parents[2] / "case-studies" / "peers" / "bm25_alignment.json"
+    out = engines_agreement(json.loads(committed.read_text(encoding="utf-8")))
+    assert out["engines"] == ["arcadedb", "memory_aligned"]  # the page counts them: "Dois motores"
+    assert fmt.in_words(len(out["engines"]), "m").capitalize() == "Dois"
