@@ -214,9 +214,10 @@ def bm25_variant_table(res: Mapping, recipe: str = "weak") -> dict:
     study's order) and ``rows``, per collection, BM25 alone (``before``) and the mean of each
     reading (``means[(how, n)]``)."""
     return {"ns": list(res["provenance"]["parameters"]["ns"]),
-            "rows": [{"collection": r["collection"], "before": r["bm25"]["before"],
-                      "means": {(v["how"], v["n"]): v["mean"] for v in variant_means(res, r["fold"], "bm25")}}
-                     for r in rows(res, recipe)]}
+            "rows": [{"collection": name.split("/")[0],
+                      "before": res["folds"][name]["first_stages"]["bm25"]["means"]["bm25"][MEASURE],
+                      "means": {(v["how"], v["n"]): v["mean"] for v in variant_means(res, name, "bm25")}}
+                     for name in res["primary"][recipe]]}
 
 
 def judged_others(res: Mapping, recipe: str = "weak+judged") -> int:

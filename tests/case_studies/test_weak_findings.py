@@ -177,3 +177,28 @@ def test_the_committed_ablation_is_exploratory_its_p_unadjusted_and_its_selectio
     assert p_header(wf.ablation_family()) == RAW_P
     base = wf.main_study_diffs(json.loads((wf_dir() / "rerankers_weak.json").read_text(encoding="utf-8")), ["medline"])
     assert base["steps"] == 250 and base["diff"]["medline"] == pytest.approx(0.041, abs=5e-4)
+
+
+def test_the_bm25_variant_table_lists_each_collection_alone_and_each_reading_by_how_and_n():
+    got = wf.bm25_variant_table(RES)
+    assert got["ns"] == [20]
+    assert [r["collection"] for r in got["rows"]] == ["cranfield", "cisi", "npl", "adi"]
+    cranfield = got["rows"][0]
+    assert cranfield["before"] == pytest.approx(0.3)
+    assert cranfield["means"] == {("replace", 20): pytest.approx(0.2), ("rrf", 20): pytest.approx(0.35)}
+
+
+def test_judged_others_counts_every_collection_of_the_recipe_but_the_one_read_again():
+    res = {"primary": {"weak+judged": {f"{c}/weak+judged": {} for c in ("adi", "cisi", "npl")}}}
+    assert wf.judged_others(res) == 2
+    assert wf.judged_others({"primary": {"weak": {"adi/weak": {}}}}, "weak") == 0
+
+
+def test_the_committed_variant_table_and_judged_count_read_as_the_page_reads_them():
+    res = json.loads((wf_dir() / "rerankers_weak.json").read_text(encoding="utf-8"))
+    table = wf.bm25_variant_table(res)
+    assert table["ns"] == [10, 20, 50, 100]
+    assert [r["before"] for r in table["rows"]] == [r["bm25"]["before"] for r in wf.rows(res)]
+    assert {k for r in table["rows"] for k in r["means"]} == {(h, n) for h in ("replace", "rrf", "convex")
+                                                              for n in table["ns"]}
+    assert wf.judged_others(res) == 4  # five collections: each reader learns from the other four's judgments
