@@ -264,3 +264,93 @@ def test_essential_and_reproduction_on_the_committed_results(committed):
     published = json.loads((STUDY / "questions_published.json").read_text(encoding="utf-8"))
     rows = findings.reproduction_rows(committed, published)
     assert len(rows) == committed["reproduction"]["ranks"]["n"] and all(r["question"] for r in rows)
+
+
+# -- what the page's tables and sentences read (page_findings) -----------------------------------
+
+def _page_results():
+    def block(n, wrong, bands, lost):
+        return {"n": n, "gold_file": f"g{n}.json",
+                "leakage": {"expected": {"n": n, "mean": 0.5, "zero": 1}, "wrong": wrong, "wrong_higher": 2,
+                            "recall1_by_band": bands},
+                "lost_by_fusion": lost, "ann": {"k": 10, "n_queries": n, "mean": 0.9, "min": 0.5, "perfect": n - 1},
+                "per_question": [{"id": "q1", "question": "what?", "gold": "Trust",
+                                  "bm25": {"rank": 1, "top": ["Trust"]}, "vector": {"rank": None, "top": ["Fear"]},
+                                  "rrf@10": {"rank": 2}, "rrf@100": {"rank": 1}}]}
+    bands = {m: [{"lo": 0.0, "hi": 0.5, "n": 3, "mean": v}, {"lo": 0.5, "hi": 0.75, "n": 0, "mean": None},
+                 {"lo": 0.75, "hi": 1.0, "n": 2, "mean": v / 2}] for m, v in (("bm25", 0.6), ("vector", 0.4))}
+    return {"provenance": {"parameters": {"k": 10, "deep_k": 100, "rrf_k": 60, "bootstrap_resamples": 1000,
+                                          "text_fields": ("name", "description"), "ties": {"code": "t"}},
+                           "date": "2026-01-02", "machine": {"cpu": "x"},
+                           "engine": {"version": "25.1 (build abc)", "mode": {"code": "m"}},
+                           "model": {"model_id": "e5", "dim": 384, "weights_sha256": "ab", "origin": "hub"},
+                           "corpus": {"name": "SA", "n_docs": 90, "file": "sa.syn", "sha256": "cd"},
+                           "gold_sha256": {"g.json": "h1"}},
+            "methods": ["bm25", "vector", "rrf@10", "rrf@100"],
+            "queries": {"ddl": ["CREATE A", "CREATE B"], "bm25": "SELECT 1", "knn": "SELECT 2", "rrf_python": "def f(): ..."},
+            "sets": {"main": block(40, {"mean": 0.0}, bands, {"rrf@10": ["q1"], "rrf@100": []}),
+                     "extended": block(20, None, bands, {"rrf@10": [], "rrf@100": ["q2", "q3"]})},
+            "reproduction": {"source": {"title": "T", "section": "S",
+                                        "published_run": {"date": "2025-12-01", "engine": "ArcadeDB 24, embedded"}},
+                             "ranks": {"n": 40, "agree": {"bm25": 30, "vector": 38, "rrf": 35}, "cutoff": 10},
+                             "metrics": [{"method": "rrf", "ours_method": "rrf@10", "measure": "R@1", "published": 0.3,
+                                          "ours": 0.35, "ci95": [0.2, 0.5], "inside": True}],
+                             "inside": 1, "n_metrics": 1},
+            "latency_ms": {"valid": True, "bm25": {"median": 1.5, "p95": 3.0}, "ratio_to_floor": {"bm25": 2.0},
+                           "knn": {"median": 2.5}}}
+
+
+def test_page_measurement_and_set_rows():
+    from studies.benchmark_rrf import page_findings as pf
+
+    res = _page_results()
+    m = pf.measurement(res)
+    assert (m["k"], m["deep_k"], m["rrf_k"], m["resamples"]) == (10, 100, 60, 1000)
+    assert m["engine_version"] == "25.1" and m["text_fields"] == ["name", "description"]
+    assert (m["corpus_name"], m["n_docs"], m["model_id"], m["dim"]) == ("SA", 90, "e5", 384)
+    main, ext = pf.set_rows(res)
+    assert (main["set"], main["n"], main["gold_file"], main["leakage"], main["leakage_zero"]) == ("main", 40, "g40.json", 0.5, 1)
+    assert main["wrong_mean"] == 0.0 and ext["wrong_mean"] is None   # a wrong mean of 0 is shown, a missing one is not
+    assert [m for m in pf.singles(res)] == ["bm25", "vector"]
+
+
+def test_page_leakage_bands_skip_empty_bands_and_close_the_last():
+    from studies.benchmark_rrf import page_findings as pf
+
+    rows = pf.leakage_bands(_page_results(), ["bm25", "vector"])
+    assert [(r["set"], r["lo"], r["closed"]) for r in rows] == [("main", 0.0, False), ("main", 0.75, True),
+                                                                ("extended", 0.0, False), ("extended", 0.75, True)]
+    assert rows[1]["top1"] == {"bm25": 0.3, "vector": 0.2} and rows[1]["n"] == 2
+
+
+def test_page_questions_lost_ann_reproduction_queries_latency():
+    from studies.benchmark_rrf import page_findings as pf
+
+    res = _page_results()
+    (q,) = pf.question_rows(res, "main", ["bm25", "vector", "rrf@100"])
+    assert q == {"question": "what?", "gold": "Trust", "ranks": {"bm25": 1, "vector": None, "rrf@100": 1}}
+    assert [r["id"] for r in pf.shone_alone_in(res, "main", "bm25", "vector")] == ["q1"]
+    assert pf.shone_alone_in(res, "main", "vector", "bm25") == []
+    assert pf.generic_targets_in(res, "main", "vector")["found"] == 0
+    assert pf.lost_by_fusion(res, "main") == (["q1"], []) and pf.lost_by_fusion(res, "extended") == ([], ["q2", "q3"])
+    assert pf.ann_rows(res, ["extended"]) == [{"set": "extended", "n_queries": 20, "mean": 0.9, "min": 0.5, "perfect": 19}]
+    r = pf.reproduction(res)
+    assert (r["engine"], r["n"], r["agree"]["rrf"], r["cutoff"], r["inside"]) == ("ArcadeDB 24", 40, 35, 10, 1)
+    assert r["metrics"][0]["single"] == "fused" and r["metrics"][0]["ci95"] == [0.2, 0.5]
+    assert pf.stored_queries(res)["ddl"] == "CREATE A;\nCREATE B"
+    assert pf.latency_medians(res) == [("bm25", 1.5), ("knn", 2.5)]
+    assert pf.gold_hash_rows(res, {"files": {"g.json": "h1", "o.json": "h2"}}) == [
+        {"file": "g.json", "frozen": "h1", "measured": "h1", "match": True},
+        {"file": "o.json", "frozen": "h2", "measured": None, "match": False}]
+
+
+def test_page_findings_on_the_committed_results(committed):
+    from studies.benchmark_rrf import page_findings as pf
+
+    rows = pf.set_rows(committed)
+    assert [r["set"] for r in rows] == list(findings.reports(committed))
+    h = findings.headline(committed)
+    assert (rows[0]["n"], rows[1]["n"]) == (h["n"], h["n_extended"])
+    assert len(pf.singles(committed)) == 2
+    assert len(pf.question_rows(committed, "main", ["bm25"])) == h["n"]
+    assert pf.reproduction(committed)["n_metrics"] == len(pf.reproduction(committed)["metrics"])
