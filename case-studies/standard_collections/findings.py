@@ -2,8 +2,8 @@
 this study's ``results.json`` (and ``scaling.json`` for the cost section): the headline
 (:func:`headline`) and the rest of "O essencial" (:func:`essentials`), the fused run against its
 inputs in each collection, the significance matrices, the side-by-side throughput rows, and
-which costs of the scaling run a page may show (:func:`latency_valid`, :func:`shown_fits`,
-:func:`unmeasured`). Each collection's block is read as a
+which costs of the scaling run a page may show and how (:func:`latency_valid`, :func:`shown_fits`,
+:func:`scaling_setup`, :func:`real_rows`, :func:`synthetic_rows`, :func:`efsearch`, :func:`unmeasured`). Each collection's block is read as a
 :class:`gabarito.measure.report.Report`; "significant" is its Holm p below :data:`ALPHA`, stated
 once in :mod:`gabarito.measure.stats`. No prose here: the page writes the words.
 
@@ -207,7 +207,8 @@ SYNTHETIC_SEARCHES = {"knn_default": ("default", "efSearch default"), "knn_ef200
 def synthetic_rows(scaling: Mapping) -> list[dict]:
     """Per synthetic size and search (:data:`SYNTHETIC_SEARCHES`, those the run timed): ``n``,
     ``search``, ``recall`` (recall@10 of ArcadeDB's approximate index), ``ingest_s``, ``build_s``
-    (the vector graph), ``memory_mb`` (the server's Java process after the build), with ``keys``
+    (the vector graph), ``memory_mb`` (the server's Java process after the build), ``latency_ms``
+    (the search's median and 95th percentile per query, shown only where :func:`latency_valid`), with ``keys``
     (where each sits in the scaling file) and ``ids`` (their ledger identities: this run's own,
     apart from the vector runs of other chapters)."""
     from gabarito.publish.ledger import Identity
@@ -227,8 +228,45 @@ def synthetic_rows(scaling: Mapping) -> list[dict]:
                                       ("build_s", "vector_build_s"), ("memory_mb", "memory_mb"))}
             out.append({"n": int(size), "search": search, "recall": s["ann_recall"][recall_key]["mean"],
                         "ingest_s": s["ingest_s"], "build_s": s["vector_build_s"],
-                        "memory_mb": s["memory_mb"]["after_build"]["rss_mb"], "keys": keys, "ids": ids})
+                        "memory_mb": s["memory_mb"]["after_build"]["rss_mb"],
+                        "latency_ms": _median_p95(s["latency_ms"][search]), "keys": keys, "ids": ids})
     return out
+
+
+def _median_p95(latency: Mapping | None) -> tuple[float | None, float | None]:
+    return (None, None) if not latency else (latency.get("median"), latency.get("p95"))
+
+
+def scaling_setup(scaling: Mapping, names: Sequence[str]) -> dict:
+    """What the cost section draws and names: ``model`` (the model whose vectors the scaling run
+    indexed), ``fits`` (the :func:`shown_fits` of ``names``, each as the run fitted it: ``points``
+    and ``slope``) and ``fit_note`` (the note on how the lines were fitted)."""
+    fits = scaling.get("fits", {})
+    return {"model": scaling["provenance"]["model"]["model_id"],
+            "fits": {k: fits[k] for k in shown_fits(scaling, names)}, "fit_note": fits.get("note")}
+
+
+def real_rows(scaling: Mapping) -> list[dict]:
+    """The costs measured on each real collection, in the run's order: ``collection``, ``n_docs``,
+    ``n_tokens``, ``ingest_s`` (loading the documents), ``build_s`` (the vector graph), ``memory_mb``
+    (the server's Java process after the build) and the per-query latencies in ms, shown only where
+    :func:`latency_valid`: ``http_floor_ms`` (median of a trivial query), ``bm25_ms`` and ``knn_ms``
+    (median and 95th percentile)."""
+    out = []
+    for c, r in scaling.get("real", {}).items():
+        lat = r.get("latency_ms") or {}
+        out.append({"collection": c, "n_docs": r["n_docs"], "n_tokens": r["n_tokens"], "ingest_s": r["ingest_s"],
+                    "build_s": r["vector_build_s"], "memory_mb": r["memory_mb"]["after_build"]["rss_mb"],
+                    "http_floor_ms": _median_p95(lat.get("http_floor"))[0], "bm25_ms": _median_p95(lat.get("bm25")),
+                    "knn_ms": _median_p95(lat.get("knn"))})
+    return out
+
+
+def efsearch(scaling: Mapping) -> dict:
+    """How the approximate index's search width is set, as the run recorded it: ``query_time`` (the
+    note on setting it per query) and ``default_when_unset`` (the note on the engine's default)."""
+    ef = scaling["provenance"]["engine"]["efsearch"]
+    return {"query_time": ef["query_time"], "default_when_unset": ef["default_when_unset"]}
 
 
 def ann_identity(results: Mapping, collection: str):

@@ -166,3 +166,42 @@ def test_committed_essentials_and_scaling():
     scaling = json.loads((STUDY / "scaling.json").read_text(encoding="utf-8"))
     shown = CF.shown_fits(scaling, list(scaling["fits"]))
     assert CF.latency_valid(scaling) or not set(shown) & set(CF.QUERY_TIME_FITS)
+
+
+def _scaling():
+    lat = {"http_floor": {"median": 1.0, "p95": 2.0}, "bm25": {"median": 3.0, "p95": 4.0}}
+    return {"provenance": {"model": {"model_id": "m"},
+                           "engine": {"efsearch": {"query_time": {"code": "q"}, "default_when_unset": {"code": "d"},
+                                                   "index_metadata": "text"}}},
+            "fits": {"note": {"code": "fit"}, "ingest_s": {"points": [[1, 1], [10, 2]], "slope": 0.3},
+                     "vector_build_s": {"points": []}, "knn_median_ms": {"points": [[1, 1]], "slope": 1.0}},
+            "real": {"npl": {"n_docs": 10, "n_tokens": 100, "ingest_s": 0.5, "vector_build_s": 0.7,
+                             "memory_mb": {"after_build": {"rss_mb": 300.0}}, "latency_ms": lat},
+                     "adi": {"n_docs": 5, "n_tokens": 50, "ingest_s": 0.1, "vector_build_s": 0.2,
+                             "memory_mb": {"after_build": {"rss_mb": 200.0}}}},
+            "synthetic": {"30000": {"ann_recall": {"default": {"mean": 0.9}}, "ingest_s": 1.0, "vector_build_s": 2.0,
+                                    "memory_mb": {"after_build": {"rss_mb": 400.0}},
+                                    "latency_ms": {"knn_default": {"median": 5.0, "p95": 6.0}}}}}
+
+
+def test_scaling_setup_real_rows_and_efsearch():
+    run = _scaling()
+    s = CF.scaling_setup(run, ["ingest_s", "vector_build_s", "knn_median_ms"])
+    assert s["model"] == "m" and s["fit_note"] == {"code": "fit"}
+    assert list(s["fits"]) == ["ingest_s"]  # no points; a query time while latency is not valid
+    rows = CF.real_rows(run)
+    assert [r["collection"] for r in rows] == ["npl", "adi"]  # the run's order
+    assert (rows[0]["build_s"], rows[0]["memory_mb"], rows[0]["http_floor_ms"]) == (0.7, 300.0, 1.0)
+    assert rows[0]["bm25_ms"] == (3.0, 4.0) and rows[0]["knn_ms"] == (None, None)
+    assert rows[1]["http_floor_ms"] is None  # no latency recorded: nothing to show, no error
+    assert CF.efsearch(run) == {"query_time": {"code": "q"}, "default_when_unset": {"code": "d"}}
+    (syn,) = CF.synthetic_rows(run)  # knn_ef200 was not timed
+    assert (syn["n"], syn["search"], syn["latency_ms"]) == (30000, "knn_default", (5.0, 6.0))
+
+
+def test_committed_scaling_rows_are_the_file_s():
+    run = json.loads((STUDY / "scaling.json").read_text(encoding="utf-8"))
+    for r in CF.real_rows(run):
+        raw = run["real"][r["collection"]]
+        assert r["build_s"] == raw["vector_build_s"] and r["knn_ms"][0] == raw["latency_ms"]["knn"]["median"]
+    assert set(CF.scaling_setup(run, list(run["fits"]))["fits"]) == set(CF.shown_fits(run, list(run["fits"])))
