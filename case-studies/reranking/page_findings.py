@@ -124,3 +124,14 @@ def storage(res: Mapping) -> dict:
 def page_notes(res: Mapping, hidden: frozenset[str] = HIDDEN_NOTES) -> list[dict]:
     """The study's notes the page lists, in their order: every one but the ``hidden`` codes."""
     return [n for n in res["notes"] if n["code"] not in hidden]
+
+
+def paired_methods(res: Mapping) -> int:
+    """How many methods the chapter's sign test compares question by question: the length of each
+    question's pair in ``per_question`` (its gold chunk's rank before and after the second reading),
+    one length for every question (pairs of different lengths are refused)."""
+    lengths = {len(pair) for per_reader in res["per_question"].values() for ranks in per_reader.values()
+               for pair in ranks.values()}
+    if len(lengths) != 1:
+        raise ValueError(f"per_question holds pairs of {sorted(lengths)} values; a paired test needs one length")
+    return lengths.pop()

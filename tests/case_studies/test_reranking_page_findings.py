@@ -191,3 +191,16 @@ def test_the_committed_results_read_as_the_page_reads_them():
     tr = json.loads((STD / "rerankers.json").read_text(encoding="utf-8"))
     assert list(RP.loss_curves(tr)) == [r["held_out"] for r in RA.training_rows(tr)]
     assert set(RP.stage_methods(tr)) == {"bm25", "dense", "rrf"}
+
+
+def test_paired_methods_is_the_length_of_each_questions_pair_and_refuses_mixed_lengths():
+    res = {"per_question": {"bm25": {"r1": {"q1": [1, 2], "q2": [None, 3]}, "r2": {"q1": [4, 1]}}}}
+    assert PG.paired_methods(res) == 2
+    res["per_question"]["bm25"]["r2"]["q1"] = [4, 1, 2]
+    with pytest.raises(ValueError, match="one length"):
+        PG.paired_methods(res)
+
+
+def test_the_committed_sign_test_pairs_two_methods():
+    res = json.loads((STUDY / "results.json").read_text(encoding="utf-8"))
+    assert PG.paired_methods(res) == 2  # the glossary's "compara dois métodos"
