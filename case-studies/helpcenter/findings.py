@@ -112,6 +112,17 @@ def composition(evaluation: Sequence[Mapping], results: Mapping) -> dict:
 
 # -- tables -------------------------------------------------------------------------------------
 
+def cache_rows(perf: Mapping) -> dict:
+    """The whole evaluation with the vector cache empty (cold) and full (warm), one per model, from
+    ``perf.json``: ``segmentation`` (how the documents were cut) and ``rows``: ``model``, ``origin``,
+    ``n_chunks``, ``cold_s`` with ``cold_key`` (where it sits in the file), ``warm_s``, ``speedup``
+    (warm over cold) and ``qps`` (queries per second, the search alone)."""
+    return {"segmentation": perf["segmentation"],
+            "rows": [{"model": r["model"], "origin": r["origin"], "n_chunks": r["n_chunks"], "cold_s": r["cold"]["wall_s"],
+                      "cold_key": ["rows", i, "cold", "wall_s"], "warm_s": r["warm"]["wall_s"],
+                      "speedup": r["speedup_warm"], "qps": r["qps_search_only"]} for i, r in enumerate(perf["rows"])]}
+
+
 def spreadsheet(record: Mapping) -> list[dict]:
     """One row per question of a run: ``query``, ``hits`` (``{1, 3, 5}`` -> True/False/None),
     ``rr``, ``false_positive``, ``expected`` and the first :data:`SHOWN` ``returned`` (id, score)."""

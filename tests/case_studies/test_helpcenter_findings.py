@@ -217,3 +217,21 @@ def test_rivals_are_read_as_the_study_stored_them_and_equal_the_computation():
     for key, read_it in (("rivals", findings.rivals), ("dense_against_fusion", findings.dense_against_fusion)):
         with pytest.raises(GabaritoError, match=f"no stored '{key}'.*--statistics-only"):
             read_it({k: v for k, v in res.items() if k != key})
+
+
+def test_cache_rows_keep_the_file_order_and_say_where_the_cold_time_sits():
+    perf = {"segmentation": "section",
+            "rows": [{"model": "b", "origin": "pypi:b", "n_chunks": 7, "cold": {"wall_s": 4.0}, "warm": {"wall_s": 0.5},
+                      "speedup_warm": 8.0, "qps_search_only": 900.0},
+                     {"model": "a", "origin": "hf:a", "n_chunks": 9, "cold": {"wall_s": 6.0}, "warm": {"wall_s": 1.5},
+                      "speedup_warm": 4.0, "qps_search_only": 100.0}]}
+    out = findings.cache_rows(perf)
+    assert out["segmentation"] == "section" and [r["model"] for r in out["rows"]] == ["b", "a"]
+    a = out["rows"][1]
+    assert (a["cold_s"], a["warm_s"], a["speedup"], a["qps"], a["n_chunks"]) == (6.0, 1.5, 4.0, 100.0, 9)
+    assert a["cold_key"] == ["rows", 1, "cold", "wall_s"]
+    committed = json.loads((Path(__file__).resolve().parents[2] / "case-studies" / "helpcenter" / "perf.json")
+                           .read_text(encoding="utf-8"))
+    for r in findings.cache_rows(committed)["rows"]:
+        _, i, *_ = r["cold_key"]
+        assert committed["rows"][i]["cold"]["wall_s"] == r["cold_s"] and committed["rows"][i]["model"] == r["model"]
