@@ -146,3 +146,12 @@ def ann_rows(results: Mapping, names: Sequence[str]) -> list[dict]:
     and the questions whose top k is identical (``perfect``)."""
     return [{"set": s, **{x: results["sets"][s]["ann"][x] for x in ("n_queries", "mean", "min", "perfect")}}
             for s in names]
+
+
+def vocabulary_measures(results: Mapping, samples: Mapping[str, Mapping], methods: Sequence[str]) -> dict:
+    """The two measures of how much a question repeats its target's text, as the page's details
+    show them, by name: ``overlap`` (whole content words found in the target's description:
+    :func:`overlap_halves_in` of each gold set of ``samples``, ``{set: sample}``) and ``leakage``
+    (stems found in the target's whole indexed text: :func:`leakage_bands`)."""
+    return {"overlap": {s: overlap_halves_in(results, s, sample, methods) for s, sample in samples.items()},
+            "leakage": leakage_bands(results, methods)}

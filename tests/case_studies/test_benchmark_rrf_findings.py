@@ -354,3 +354,13 @@ def test_page_findings_on_the_committed_results(committed):
     assert len(pf.singles(committed)) == 2
     assert len(pf.question_rows(committed, "main", ["bm25"])) == h["n"]
     assert pf.reproduction(committed)["n_metrics"] == len(pf.reproduction(committed)["metrics"])
+
+
+def test_page_vocabulary_measures_are_the_two_tables(committed):
+    from studies.benchmark_rrf import page_findings as pf
+
+    sample = json.loads((STUDY / "sample.json").read_text(encoding="utf-8"))
+    v = pf.vocabulary_measures(committed, {"main": sample}, ["bm25", "vector"])
+    assert list(v) == ["overlap", "leakage"]
+    assert v["overlap"]["main"] == findings.overlap_halves(committed["sets"]["main"], sample, ["bm25", "vector"])
+    assert v["leakage"] == pf.leakage_bands(committed, ["bm25", "vector"])
