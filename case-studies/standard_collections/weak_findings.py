@@ -183,6 +183,17 @@ def ablation_rows(res: Mapping, family: Family | None = None) -> list[dict]:
     return out
 
 
+def ablation_configs(res: Mapping) -> dict[str, dict]:
+    """Each configuration of the ablation, as its cells record it: ``{config: {"base_model", "loss"}}``
+    (what a page names it by, never by taking its key apart)."""
+    out = {}
+    for cell in res["cells"].values():
+        parts = {"base_model": cell["base_model"], "loss": cell["loss"]}
+        if out.setdefault(cell["config"], parts) != parts:
+            raise GabaritoError(f"ablation configuration {cell['config']!r} recorded with two models or losses")
+    return out
+
+
 def ablation_headline(res: Mapping, family: Family | None = None) -> dict:
     """The configurations and collections, the configuration whose reader separates best (mean
     AUC against hard negatives over the collections; ties by name: a choice made on the test's own

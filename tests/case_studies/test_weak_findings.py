@@ -202,3 +202,14 @@ def test_the_committed_variant_table_and_judged_count_read_as_the_page_reads_the
     assert {k for r in table["rows"] for k in r["means"]} == {(h, n) for h in ("replace", "rrf", "convex")
                                                               for n in table["ns"]}
     assert wf.judged_others(res) == 4  # five collections: each reader learns from the other four's judgments
+
+
+def test_ablation_configurations_are_named_by_their_recorded_model_and_loss_never_by_their_key():
+    cell = {"collection": "adi", "config": "x/y", "base_model": "org/model-a", "loss": "bce"}
+    res = {"cells": {"adi/x/y": cell, "npl/x/y": {**cell, "collection": "npl"},
+                     "adi/z": {**cell, "config": "z", "loss": "grouped"}}}
+    assert wf.ablation_configs(res) == {"x/y": {"base_model": "org/model-a", "loss": "bce"},
+                                        "z": {"base_model": "org/model-a", "loss": "grouped"}}
+    res["cells"]["npl/x/y"] = {**cell, "collection": "npl", "loss": "grouped"}
+    with pytest.raises(GabaritoError, match="'x/y' recorded with two models or losses"):
+        wf.ablation_configs(res)
