@@ -100,14 +100,15 @@ def headline(results: Mapping) -> dict:
             "heldout_ci": {m: h[m]["ci95"] for m in HEADLINE_MEASURES}}
 
 
-def composition(evaluation: Sequence[Mapping], results: Mapping) -> dict:
+def composition(evaluation: Sequence[Mapping], results: Mapping, lock: Mapping | None = None) -> dict:
     """The gold questions: how many (``n``, over ``n_docs`` documents), how many of each type and
-    severity (``types``, ``severities``: only the ones present), and the tuning/held-out split."""
+    severity (``types``, ``severities``: only the ones present), the tuning/held-out split, and
+    ``frozen_at``, when the gold was frozen (from its ``lock``; None without one)."""
     pair = chosen(results)
     return {"n": len(evaluation), "n_docs": results["provenance"]["corpus"]["n_docs"],
             "types": dict(Counter(q["type"] for q in evaluation)),
             "severities": dict(Counter(q["severity"] for q in evaluation)), "n_tuning": pair["tuning"]["summary"]["n_queries"],
-            "n_heldout": pair["heldout"]["summary"]["n_queries"]}
+            "n_heldout": pair["heldout"]["summary"]["n_queries"], "frozen_at": lock["frozen_at"] if lock else None}
 
 
 # -- tables -------------------------------------------------------------------------------------

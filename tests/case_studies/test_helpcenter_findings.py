@@ -126,6 +126,9 @@ def test_composition_counts_one_or_several(results):
     assert comp["n"] == 3 and comp["types"] == {"exact": 1, "code": 2} and comp["n_docs"] == 12
     assert fmt.plural(comp["types"]["exact"], "pergunta", "perguntas") == "1 pergunta"
     assert fmt.plural(comp["types"]["code"], "pergunta", "perguntas") == "2 perguntas"
+    assert comp["frozen_at"] is None  # no lock given
+    assert findings.composition(evaluation, results, {"frozen_at": "2026-12-01T10:00:00+00:00"})["frozen_at"] \
+        == "2026-12-01T10:00:00+00:00"
 
 
 def test_log_rows_read_the_split_from_the_evaluation_file(tmp_path):
