@@ -12,11 +12,12 @@ store lengths lossily) are constants below. The rebuild budget is ``scripts/rebu
 from __future__ import annotations
 
 import math
-import re
 from typing import Mapping
 
 from gabarito.measure.timing import MAX_LOAD  # timings above this one-minute load are not a clean measure
 from gabarito.publish.verdicts import span
+from studies.peers.findings_budget import (  # noqa: F401  (the cost page reads them here)
+    FLAGSHIP, PHASE_RULES, RUN_STATES, budget_rows, by_category, phase_category, rerun_agreement, run_state)
 from studies.peers.findings_measures import evaluation_cost  # noqa: F401  (the cost page reads it here)
 from studies.peers.findings_vectors import (  # noqa: F401  (the cost page reads them here)
     arcadedb_rows, split_search, vector_floor, vector_identity, vector_rows)
@@ -29,16 +30,7 @@ EXACT_PEER = "bm25s"
 #: The vector engines the headline sets beside ArcadeDB.
 HEADLINE_VECTOR_PEERS = ("faiss_hnsw", "hnswlib", "usearch")
 #: The model and study the headline speaks of.
-HEADLINE_MODEL, FLAGSHIP = "mpnet", "benchmark_rrf"
-#: How a study's phase names fall into the page's categories (first rule that matches wins).
-PHASE_RULES = [
-    ("model", r"model"), ("encode", r"encod|embed|dense first|vectors?$"), ("latency", r"latenc|bench"),
-    ("statistics", r"statist|score table|headline|calibration|scor"),
-    ("index", r"index|ingest|server|warm_up|build"), ("queries", r"search|bm25|knn|rrf|splade|mmr|sweep|first stage"),
-    ("load", r"load|gold|fetch"),
-]
-
-
+HEADLINE_MODEL = "mpnet"
 def geomean(values) -> float | None:
     xs = [v for v in values if v and v > 0]
     return math.exp(sum(math.log(v) for v in xs) / len(xs)) if xs else None
@@ -110,51 +102,7 @@ def encoder_rows(encoders: Mapping) -> list[dict]:
     return out
 
 
-# -- the budget -------------------------------------------------------------------------------
-
-def phase_category(name: str) -> str:
-    low = name.lower()
-    for category, pattern in PHASE_RULES:
-        if re.search(pattern, low):
-            return category
-    return "other"
-
-
-def by_category(phases: Mapping[str, float] | None) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for name, seconds in (phases or {}).items():
-        key = phase_category(name)
-        out[key] = out.get(key, 0.0) + float(seconds)
-    return out
-
-
-def budget_rows(budget: Mapping) -> list[dict]:
-    """Per measured study and run (cold per backend, warm): wall time and seconds by category."""
-    out = []
-    for study, runs in budget["measured"].items():
-        for run, r in runs.items():
-            if "failed" in r:
-                out.append({"study": study, "run": run, "failed": r["failed"]})
-                continue
-            out.append({"study": study, "run": run, "wall_s": r["wall_s"], "process_wall_s": r["process_wall_s"],
-                        "categories": by_category(r["phases_s"]), "runs_vs_committed": r.get("runs_vs_committed")})
-    return out
-
-
-def rerun_agreement(budget: Mapping, study: str = FLAGSHIP) -> list[dict]:
-    """Per run of ``study`` from nothing (``cold_<backend>``): how many of its ranked lists (TREC
-    files) came out byte for byte as committed (``identical``), with the same documents in the same
-    order (``same_ranks``), or in another order (``differing``: their names); runs that failed or
-    wrote no list are left out."""
-    out = []
-    for run, r in (budget["measured"].get(study) or {}).items():
-        same = r.get("runs_vs_committed") if run.startswith("cold_") and "failed" not in r else None
-        if not same or not same["files"]:
-            continue
-        out.append({"run": run, "backend": r.get("backend"), "files": same["files"], "identical": same["identical"],
-                    "same_ranks": same["same_rankings_other_scores"], "differing": list(same["differing_rankings"])})
-    return out
-
+# -- the budget (findings_budget) -------------------------------------------------------------
 
 def vector_summary(vectors: Mapping, width: int = 100) -> dict:
     """At the largest size ArcadeDB ran and the given width: each engine's qps ratio to ArcadeDB

@@ -62,7 +62,7 @@ def test_rerun_agreement_counts_each_cold_runs_lists_and_skips_warm_failed_and_l
         "cold_auto": {"backend": "auto", "runs_vs_committed": same(4, 4, 0, [])},
         "warm_auto": {"backend": "auto", "runs_vs_committed": same(4, 4, 0, [])},
         "cold_torch": {"backend": "torch", "runs_vs_committed": same(4, 2, 1, ["vector.trec"])},
-        "cold_other": {"failed": "exit 2"}}, "helpcenter": {"cold_auto": {"runs_vs_committed": same(0, 0, 0, [])}}}}
+        "cold_other": {"failed": "exit 2"}}, "helpcenter": {"cold_auto": {"backend": "auto", "runs_vs_committed": same(0, 0, 0, [])}}}}
     got = A.rerun_agreement(budget)
     assert [(r["run"], r["identical"], r["same_ranks"], r["differing"]) for r in got] == [
         ("cold_auto", 4, 0, []), ("cold_torch", 2, 1, ["vector.trec"])]

@@ -79,13 +79,14 @@ def test_vector_setup_reads_the_counts_from_the_results():
 
 
 def test_onnx_gain_per_study():
-    run = lambda phases: {"wall_s": sum(phases.values()), "process_wall_s": 1.0, "phases_s": phases}
+    run = lambda phases, backend="auto": {"wall_s": sum(phases.values()), "process_wall_s": 1.0, "phases_s": phases,
+                                          "backend": backend}
     budget = {"measured": {
         "split": {"cold_auto": run({"load model": 2.0, "encode corpus": 5.0}),
-                  "cold_torch": run({"load model": 1.0, "encode corpus": 9.0})},
-        "whole": {"cold_auto": run({"everything": 3.0}), "cold_torch": run({"everything": 4.0})},
+                  "cold_torch": run({"load model": 1.0, "encode corpus": 9.0}, "torch")},
+        "whole": {"cold_auto": run({"everything": 3.0}), "cold_torch": run({"everything": 4.0}, "torch")},
         "one_backend": {"cold_auto": run({"load model": 1.0})},
-        "failed": {"cold_auto": {"failed": "boom"}, "cold_torch": run({"x": 1.0})}}}
+        "failed": {"cold_auto": {"failed": "boom"}, "cold_torch": run({"x": 1.0}, "torch")}}}
     gain = {g["study"]: g for g in findings.onnx_gain(budget)}
     assert set(gain) == {"split", "whole"}
     assert gain["split"]["split"] and gain["split"]["model"] == (2.0, 1.0) and gain["split"]["encode"] == (5.0, 9.0)
@@ -222,3 +223,23 @@ def test_the_bm25_engines_of_evaluate_are_the_reference_and_the_aligned_memory_e
     out = engines_agreement(json.loads(committed.read_text(encoding="utf-8")))
     assert out["engines"] == ["arcadedb", "memory_aligned"]  # the page counts them: "Dois motores"
     assert fmt.in_words(len(out["engines"]), "m").capitalize() == "Dois"
+
+
+def test_a_budget_run_is_named_by_its_state_and_backend_never_taken_apart():
+    from gabarito.errors import GabaritoError
+    from studies.peers import findings_budget as B
+
+    budget = {"measured": {"x": {
+        "cold_auto": {"backend": "auto", "wall_s": 10.0, "process_wall_s": 11.0, "phases_s": {"encode": 4.0},
+                      "runs_vs_committed": {"files": 2, "identical": 2, "same_rankings_other_scores": 0,
+                                            "differing_rankings": []}},
+        "warm_auto": {"backend": "auto", "wall_s": 2.0, "process_wall_s": 2.5, "phases_s": {"load": 1.0},
+                      "runs_vs_committed": {"files": 2, "identical": 2, "same_rankings_other_scores": 0,
+                                            "differing_rankings": []}},
+        "cold_torch": {"backend": "torch", "failed": "out of memory"}}}}
+    rows = B.budget_rows(budget)
+    assert [(r["run"], r.get("state"), r.get("backend")) for r in rows] == \
+        [("cold_auto", "cold", "auto"), ("warm_auto", "warm", "auto"), ("cold_torch", None, None)]
+    assert [r["run"] for r in B.rerun_agreement(budget, "x")] == ["cold_auto"]  # runs from nothing only
+    with pytest.raises(GabaritoError, match="'cold_onnx' is not one the benchmark writes for backend 'auto'"):
+        B.run_state("cold_onnx", "auto")
