@@ -8,7 +8,10 @@ reading the cells, never by running them.
   ``diff > 0.01``); ``0`` and ``1`` compared as such are signs and emptiness, not thresholds, and
   an index (``x[0]``) inside a comparison is not one either;
 - ``count word``: a count written as a word before what it counts (``cinco coleções``), in a
-  markdown cell or in the text a code cell writes into the page.
+  markdown cell or in the text a code cell writes into the page;
+- ``key split``: a key taken apart at one of the separators results keys are built with
+  (``key.split("@")``, ``run.split("_")``, ``c.split("/")``): a method, run or configuration is
+  named by the fields its findings return, never by its key's spelling.
 
 Each case is named by its notebook, its kind and its text (not its cell's place, which other edits
 move). ``python tests/publish/notebook_logic.py`` prints the counts per notebook; ``--allow`` writes
@@ -25,7 +28,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted(REPO.glob("*.ipynb"))
-KINDS = ("lambda", "raw read", "threshold", "count word")
+KINDS = ("lambda", "raw read", "threshold", "count word", "key split")
+#: The separators results keys are built with (``rrf@10``, ``cold_auto``, ``minilm/bce``, ``bm25+ce@20``).
+KEY_SEPARATORS = frozenset({"@", "_", "/", "+", ":"})
 #: The cases not yet moved into findings, by notebook, kind and text, with how often each stands there.
 ALLOWED = Path(__file__).with_name("notebook_logic_allowed.json")
 
@@ -105,6 +110,13 @@ class _Reader(ast.NodeVisitor):
     def visit_comprehension(self, node: ast.comprehension) -> None:
         if self._holds_results(node.iter):
             self.results.update(_targets(node.target))
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr in ("split", "rsplit", "partition", "rpartition") and node.args
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value in KEY_SEPARATORS):
+            self.found.append(("key split", self.cell, ast.unparse(node)))
         self.generic_visit(node)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
