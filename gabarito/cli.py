@@ -47,15 +47,11 @@ from gabarito.study.spec import StudySpec, all_studies, find_study, in_order  # 
 
 def run_study(spec: StudySpec, extra: list[str]) -> None:
     """Run a study's script as ``__main__`` with ``extra`` arguments; a failure is one line: the
-    study's own (its status, 2, passed on), or, for any other status, the line that names it."""
-    from gabarito.study.runner import StudyExited, run_script
+    study's own (status 2: :class:`~gabarito.study.runner.StudyExited` is ``reported``), or, for any
+    other status, the line that names it."""
+    from gabarito.study.runner import run_script
 
-    try:
-        run_script(spec, extra)
-    except StudyExited as exc:
-        if exc.code == 2:  # the study printed its one line: a second would only repeat its name
-            raise SystemExit(2) from None
-        raise
+    run_script(spec, extra)
 
 
 def _warn(text: str) -> None:
@@ -316,7 +312,8 @@ def _main(argv: list[str] | None) -> int:
             choose_device(args.device)
         return dispatch(args)
     except GabaritoError as exc:
-        print(f"gabarito: error: {exc}", file=sys.stderr)
+        if not getattr(exc, "reported", False):  # a study's own one line was printed already
+            print(f"gabarito: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return output_gone()

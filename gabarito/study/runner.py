@@ -249,11 +249,12 @@ def store_statistics(ctx: StudyContext, statistics: Statistics) -> Path:
 
 class StudyExited(GabaritoError):
     """A study's script exited with a failure status (``code``); at status 2 it has printed its
-    own one line already."""
+    own one line already (``reported``: the command prints no second one)."""
 
     def __init__(self, name: str, code, script: Path):
         super().__init__(f"study {name} exited with status {code}", path=script)
         self.code = code
+        self.reported = code == 2
 
 
 def run_script(spec: StudySpec, argv: list[str]) -> None:
