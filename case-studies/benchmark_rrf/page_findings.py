@@ -155,3 +155,51 @@ def vocabulary_measures(results: Mapping, samples: Mapping[str, Mapping], method
     (stems found in the target's whole indexed text: :func:`leakage_bands`)."""
     return {"overlap": {s: overlap_halves_in(results, s, sample, methods) for s, sample in samples.items()},
             "leakage": leakage_bands(results, methods)}
+
+
+def frozen_inputs(base) -> dict:
+    """What the page states about the study's frozen inputs (read from the study folder ``base``):
+    the two samples of concepts (``sample``, ``sample_extended``: ``{"n", "seed"}``), who wrote the
+    gold and how (``gold``: ``{"author", "method", "relevance"}``, notes the labels render), when the
+    gold and the protocols' gold were frozen (``frozen_at``, ``protocols_frozen_at``), the seed of the
+    protocols' sample (``protocols_seed``) and each protocol's instructions (``protocols``:
+    ``{set: instructions}``, for the sets :data:`PROTOCOL_SETS`)."""
+    from pathlib import Path
+
+    from gabarito.publish.provenance import load_json
+
+    base = Path(base)
+    sample, extended = load_json(base / "sample.json"), load_json(base / "sample_extended.json")
+    gold = load_json(base / "questions.json")
+    files = _protocol_files(base)
+    return {"sample": {"n": sample["n"], "seed": sample["seed"]},
+            "sample_extended": {"n": extended["n"], "seed": extended["seed"]},
+            "gold": {k: gold[k] for k in ("author", "method", "relevance")},
+            "frozen_at": load_json(base / "gold.lock.json")["frozen_at"],
+            "protocols_frozen_at": load_json(base / "gold_protocols.lock.json")["frozen_at"],
+            "protocols_seed": load_json(base / "protocols" / "sample.json")["seed"],
+            "protocols": {s: load_json(base / f)["instructions"] for s, f in files.items()}}
+
+
+#: The gold sets written under a protocol (their instructions are shown on the page).
+PROTOCOL_SETS = ("name_only", "disjoint")
+
+
+def _protocol_files(base) -> dict[str, str]:
+    from pathlib import Path
+
+    from gabarito.publish.provenance import load_results
+
+    sets = load_results(Path(base))["sets"]
+    return {s: sets[s]["gold_file"] for s in PROTOCOL_SETS}
+
+
+def version_rows(vs: Mapping) -> list[dict]:
+    """Per ArcadeDB version of ``version_sensitivity.json``, in its order: ``version``, the mode it
+    ran in (``mode``: ``embedded`` or ``server``), its ranks equal to the published ones (``exact``),
+    its top-10 lists equal to the newest version's (``identical_top10``) and its largest relative
+    score difference from it (``max_rel_score_diff``)."""
+    agree, newest = vs["comparison"]["agreement"], vs["versus_newest"]
+    return [{"version": v, "mode": vs["runs"][v]["settings"]["mode"], "exact": agree[v]["exact"],
+             "identical_top10": newest[v]["identical_top10"], "max_rel_score_diff": newest[v]["max_rel_score_diff"]}
+            for v in vs["versions"]]

@@ -223,3 +223,10 @@ def judging_table(results: Mapping) -> fmt.Html:
     """The site's table (:func:`gabarito.publish.tables.html_table`) of :func:`judging_rows`."""
     return html_table(judging_header(results), judging_rows(results), table_id="tabela-julgamento",
                       align=["l", "l", "r", "r", "r", "r", "r", "l"])
+
+
+def pool_options(results: Mapping) -> dict:
+    """How the pool was drawn (``judging.json``'s inputs): its depth and seed, what the page's
+    commands repeat (``{"depth", "seed"}``)."""
+    pool = results["inputs"]["pool"]
+    return {"depth": pool["depth"], "seed": pool["seed"]}

@@ -135,3 +135,16 @@ def paired_methods(res: Mapping) -> int:
     if len(lengths) != 1:
         raise ValueError(f"per_question holds pairs of {sorted(lengths)} values; a paired test needs one length")
     return lengths.pop()
+
+
+def question_text(base, gold_file: str, question: str) -> dict:
+    """The frozen gold's question ``question`` (``gold_file``, a file of the study folder ``base``):
+    its text (``query``) and the sentence that answers it (``answer``)."""
+    from pathlib import Path
+
+    from gabarito.publish.provenance import load_json
+
+    q = next((q for q in load_json(Path(base) / gold_file) if q["id"] == question), None)
+    if q is None:
+        raise ValueError(f"question {question!r} is not in {gold_file}")
+    return {"query": q["query"], "answer": q["answer"]}

@@ -364,3 +364,23 @@ def test_page_vocabulary_measures_are_the_two_tables(committed):
     assert list(v) == ["overlap", "leakage"]
     assert v["overlap"]["main"] == findings.overlap_halves(committed["sets"]["main"], sample, ["bm25", "vector"])
     assert v["leakage"] == pf.leakage_bands(committed, ["bm25", "vector"])
+
+
+def test_the_frozen_inputs_and_the_version_rows_are_what_the_files_hold():
+    import json
+    from pathlib import Path
+
+    from studies.benchmark_rrf import page_findings as PF
+
+    base = Path(__file__).resolve().parents[2] / "case-studies" / "benchmark_rrf"
+    got = PF.frozen_inputs(base)
+    sample = json.loads((base / "sample.json").read_text(encoding="utf-8"))
+    assert got["sample"] == {"n": sample["n"], "seed": sample["seed"]} and sample["n"] == len(sample["concepts"])
+    assert got["frozen_at"] == json.loads((base / "gold.lock.json").read_text(encoding="utf-8"))["frozen_at"]
+    assert sorted(got["protocols"]) == sorted(PF.PROTOCOL_SETS) and all(got["protocols"].values())
+    vs = {"versions": ["a", "b"], "comparison": {"agreement": {"a": {"exact": 30}, "b": {"exact": 31}, "x": {"exact": 1}}},
+          "versus_newest": {"a": {"identical_top10": 9, "max_rel_score_diff": 1e-7},
+                            "b": {"identical_top10": 10, "max_rel_score_diff": 0.0}},
+          "runs": {"a": {"settings": {"mode": "embedded"}}, "b": {"settings": {"mode": "server"}}}}
+    assert [(r["version"], r["mode"], r["exact"], r["identical_top10"]) for r in PF.version_rows(vs)] == \
+        [("a", "embedded", 30, 9), ("b", "server", 31, 10)]  # a load variant ("x") is not a version

@@ -183,3 +183,10 @@ def test_a_changed_pool_is_refused_before_anything(tmp_path, monkeypatch):
 
 def committed_gold() -> dict:
     return json.loads((STUDY / "judging.json").read_text(encoding="utf-8"))["provenance"]["gold_sha256"]
+
+
+def test_the_pool_options_are_those_the_judging_recorded():
+    assert jf.pool_options({"inputs": {"pool": {"depth": 10, "seed": 7, "runs": ["a", "b"]}}}) == {"depth": 10, "seed": 7}
+    committed = json.loads((STUDY / "judging.json").read_text(encoding="utf-8"))
+    options = jf.pool_options(committed)
+    assert isinstance(options["depth"], int) and options["depth"] > 0 and "seed" in options

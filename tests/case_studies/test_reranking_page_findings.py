@@ -204,3 +204,12 @@ def test_paired_methods_is_the_length_of_each_questions_pair_and_refuses_mixed_l
 def test_the_committed_sign_test_pairs_two_methods():
     res = json.loads((STUDY / "results.json").read_text(encoding="utf-8"))
     assert PG.paired_methods(res) == 2  # the glossary's "compara dois métodos"
+
+
+def test_the_worked_examples_question_is_read_from_the_frozen_gold(tmp_path):
+    gold = [{"id": "q1", "query": "Como troco a senha?", "answer": "Em Perfil, Senha."},
+            {"id": "q2", "query": "Outra", "answer": "Outra resposta."}]
+    (tmp_path / "gold.json").write_text(json.dumps(gold), encoding="utf-8")
+    assert PG.question_text(tmp_path, "gold.json", "q1") == {"query": "Como troco a senha?", "answer": "Em Perfil, Senha."}
+    with pytest.raises(ValueError, match="'q9' is not in gold.json"):
+        PG.question_text(tmp_path, "gold.json", "q9")

@@ -3,7 +3,7 @@ reading the cells, never by running them.
 
 - ``lambda``: a function typed in a cell (an ``ast.Lambda``);
 - ``raw read``: a dict read with a string key (``res["collections"]["adi"]["metrics"]``) on a name
-  bound from ``load_results(...)``, or from such a read (a chain is counted once, at its top);
+  bound from ``load_results(...)`` or ``load_json(...)``, or from such a read (a chain is counted once, at its top);
 - ``threshold``: a number typed inside a comparison (``p < 0.05``, ``len(a) * 2 < len(b)``,
   ``diff > 0.01``); ``0`` and ``1`` compared as such are signs and emptiness, not thresholds, and
   an index (``x[0]``) inside a comparison is not one either;
@@ -34,8 +34,9 @@ KEY_SEPARATORS = frozenset({"@", "_", "/", "+", ":"})
 #: The cases not yet moved into findings, by notebook, kind and text, with how often each stands there.
 ALLOWED = Path(__file__).with_name("notebook_logic_allowed.json")
 
-#: the calls whose result is a loaded results file
-LOADERS = frozenset({"load_results"})
+#: the calls whose result is a loaded results file (a study's results, or another file a page reads:
+#: a frozen gold, its lock, a benchmark's JSON)
+LOADERS = frozenset({"load_results", "load_json"})
 _WORDS = ("duas", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez", "onze", "doze",
           "treze", "catorze", "quatorze", "quinze", "vinte", "trinta", "quarenta", "cinquenta", "cem", "mil")
 _NOUNS = ("vetor(?:es)?", "dimens(?:ão|ões)", "perguntas?", "passage(?:m|ns)", "documentos?", "consultas?",
