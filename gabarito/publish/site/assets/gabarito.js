@@ -51,7 +51,7 @@
     $$("tbody tr", box).forEach((r) => Array.from(r.children).forEach((td, i) => {
       if (!td.hasAttribute("data-label")) td.setAttribute("data-label", names[i] || "");
       if (i === 0) td.classList.add("gabarito-card-title");
-      else if (td.textContent.trim().length + (names[i] || "").length > 24) td.classList.add("gabarito-long");
+      else if (td.textContent.trim().length + (names[i] || "").length > 20) td.classList.add("gabarito-long");
     }));
   };
   const headline = boxes.find(captioned) || boxes.find((b) => !b.closest("details, .callout-collapse, .collapse"));
