@@ -100,6 +100,13 @@ def headline(results: Mapping) -> dict:
             "heldout_ci": {m: h[m]["ci95"] for m in HEADLINE_MEASURES}}
 
 
+def how_measured(results: Mapping) -> dict:
+    """What "Como foi medido" states: the documents each question's list keeps (``k``, every
+    configuration's) and the bootstrap resamples of the intervals (``resamples``)."""
+    params = results["provenance"]["parameters"]
+    return {"k": params["base"]["k"], "resamples": params["bootstrap_resamples"]}
+
+
 def composition(evaluation: Sequence[Mapping], results: Mapping, lock: Mapping | None = None) -> dict:
     """The gold questions: how many (``n``, over ``n_docs`` documents), how many of each type and
     severity (``types``, ``severities``: only the ones present), the tuning/held-out split, and

@@ -61,10 +61,11 @@ def gold_rejected(results: Mapping) -> dict:
 
 def graders(results: Mapping) -> dict:
     """How many graded: ``{"per_pair": the assessors who graded every pair of packets 01 to 20 (its
-    recorded roles but the last, the third assessor, who graded only the disagreements), "rounds":
-    rounds of judging}``."""
+    recorded roles but the last, the third assessor, who graded only the disagreements),
+    "packet_21": the same count for packet 21's new assessors, "rounds": rounds of judging}``."""
     rounds = assessors(results)["rounds"]
-    return {"per_pair": len(rounds[ROUNDS[0]]["roles"]) - 1, "rounds": len(rounds)}
+    return {"per_pair": len(rounds[ROUNDS[0]]["roles"]) - 1, "packet_21": len(rounds[ROUNDS[1]]["roles"]) - 1,
+            "rounds": len(rounds)}
 
 
 def round_record(results: Mapping) -> dict:

@@ -16,6 +16,7 @@ from typing import Mapping
 
 from gabarito.measure.timing import MAX_LOAD  # timings above this one-minute load are not a clean measure
 from gabarito.publish.verdicts import span
+from gabarito.retrieval.models.equivalence import TOP_K as EQUIVALENCE_TOP  # the top-k the check compares
 from studies.peers.findings_budget import (  # noqa: F401  (the cost page reads them here)
     FLAGSHIP, PHASE_RULES, RUN_STATES, budget_rows, by_category, phase_category, rerun_agreement, run_state)
 from studies.peers.findings_measures import evaluation_cost  # noqa: F401  (the cost page reads it here)
@@ -161,7 +162,7 @@ def vector_setup(vectors: Mapping, bm25: Mapping) -> dict:
     counts = bm25["collections"][collection]
     return {"collection": collection, "n_base": corpus.get("n_base", counts["n_docs"]),
             "n_queries": corpus.get("n_queries", counts["n_queries"]), "model_id": model["model_id"],
-            "dim": model["dim"], "equivalence": dict(model["equivalence"]["texts"]), "M": params["M"],
+            "dim": model["dim"], "equivalence": {**model["equivalence"]["texts"], "top": EQUIVALENCE_TOP}, "M": params["M"],
             "ef_construction": params["ef_construction"], "widths": list(params["widths"])}
 
 

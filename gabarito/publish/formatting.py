@@ -243,7 +243,8 @@ _IN_WORDS_ROUND = {100: "cem", 1000: "mil"}
 def in_words(n: int, gender: str) -> str:
     """A small count spelled out, as a heading or a sentence writes it: ``(2, 'f') -> 'duas'``,
     ``(3, 'm') -> 'três'``, ``(0, 'm') -> 'nenhum'``; a round hundred or thousand too (``1000 ->
-    'mil'``, the size a rate is stated per); above ten otherwise, :func:`integer` (``11 -> '11'``)."""
+    'mil'``, the size a rate is stated per), and up to ten thousands (``10000 -> 'dez mil'``,
+    ``(2000, 'f') -> 'duas mil'``); above ten otherwise, :func:`integer` (``11 -> '11'``)."""
     if gender not in GENDERS:
         raise ValueError(f"gender must be one of {GENDERS}, not {gender!r}")
     if n < 0:
@@ -252,6 +253,8 @@ def in_words(n: int, gender: str) -> str:
         return _IN_WORDS[gender][n]
     if n in _IN_WORDS_ROUND:
         return _IN_WORDS_ROUND[n]
+    if n % 1000 == 0 and 1 < n // 1000 <= 10:  # a round number of thousands: 'dez mil'
+        return f"{in_words(n // 1000, gender)} mil"
     return _IN_WORDS_REST[n - 3] if n <= 10 else integer(n)
 
 

@@ -238,3 +238,8 @@ def test_cache_rows_keep_the_file_order_and_say_where_the_cold_time_sits():
     for r in findings.cache_rows(committed)["rows"]:
         _, i, *_ = r["cold_key"]
         assert committed["rows"][i]["cold"]["wall_s"] == r["cold_s"] and committed["rows"][i]["model"] == r["model"]
+
+
+def test_how_measured_is_the_list_depth_and_the_resamples_the_study_recorded():
+    res = {"provenance": {"parameters": {"base": {"k": 7}, "bootstrap_resamples": 2000}}}
+    assert findings.how_measured(res) == {"k": 7, "resamples": 2000}

@@ -85,7 +85,7 @@ def test_gold_rejected_keeps_only_the_grades_given(res):
 
 
 def test_graders_round_record_and_records(res):
-    assert pf.graders(res) == {"per_pair": 2, "rounds": 2}
+    assert pf.graders(res) == {"per_pair": 2, "packet_21": 2, "rounds": 2}
     assert pf.round_record(res) == {"n_pairs": 12, "n_disagreements": 10, "judged_on": "2026-01-02"}
     rec = pf.assessor_records(res)
     assert rec["assessors"][0] == ("packets_01_20", "A", "Claude (Anthropic), a") and len(rec["assessors"]) == 6
@@ -134,6 +134,6 @@ def test_committed_results():
     rows = pf.agreement_rows(res)
     assert len(rows) == len(res["sets"]) + 1
     assert rows[-1]["linear"]["kappa"] == res["agreement"]["linear"]["kappa"]
-    assert pf.graders(res) == {"per_pair": 2, "rounds": 2}
+    assert pf.graders(res) == {"per_pair": 2, "packet_21": 2, "rounds": 2}
     p = pf.packet_21(res)
     assert p["drift"]["same"] + p["drift"]["up"] + p["drift"]["down"] == p["drift"]["n"]

@@ -74,6 +74,8 @@ def test_vector_setup_reads_the_counts_from_the_results():
     # one passage, several queries: the sentence writes each with its own number
     assert fmt.plural(s["equivalence"]["passages"], "passagem", "passagens") == "1 passagem"
     assert fmt.plural(s["equivalence"]["queries"], "pergunta", "perguntas") == "24 perguntas"
+    from gabarito.retrieval.models.equivalence import TOP_K
+    assert s["equivalence"]["top"] == TOP_K  # the top-k the check compared, as the page states it
     recorded = findings.vector_setup(_vectors({"base": "x", "collection": "npl", "n_base": 7, "n_queries": 2}), bm25)
     assert (recorded["n_base"], recorded["n_queries"]) == (7, 2)
 

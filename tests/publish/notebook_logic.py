@@ -41,8 +41,11 @@ _WORDS = ("duas", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "n
           "treze", "catorze", "quatorze", "quinze", "vinte", "trinta", "quarenta", "cinquenta", "cem", "mil")
 _NOUNS = ("vetor(?:es)?", "dimens(?:ão|ões)", "perguntas?", "passage(?:m|ns)", "documentos?", "consultas?",
           "cole(?:ção|ções)", "modelos?", "minutos?", "segundos?", "trechos?", "conjuntos?", "métodos?",
-          "leitor(?:es)?", "estudos?", "motor(?:es)?", "rodadas?", "avaliador(?:es|as)?", "pacotes?", "medidas?")
-COUNT_WORD = re.compile(r"(?<!\w)(?:" + "|".join(_WORDS) + r")\s+(?:" + "|".join(_NOUNS) + r")(?!\w)", re.I)
+          "leitor(?:es)?", "estudos?", "motor(?:es)?", "rodadas?", "avaliador(?:es|as)?", "pacotes?", "medidas?", "reamostragens?")
+#: the words that may stand between a count and what it counts ("dois novos avaliadores", "dez primeiros documentos")
+_BETWEEN = ("nov[oa]s", "outr[oa]s", "primeir[oa]s", "últim[oa]s", "mesm[oa]s", "mil")
+COUNT_WORD = re.compile(r"(?<!\w)(?:" + "|".join(_WORDS) + r")\s+(?:(?:" + "|".join(_BETWEEN) + r")\s+)?(?:"
+                        + "|".join(_NOUNS) + r")(?!\w)", re.I)
 _WRITES_PROSE = re.compile(r"\b(?:Markdown|HTML)\(")
 
 

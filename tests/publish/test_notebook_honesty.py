@@ -317,6 +317,12 @@ def test_logic_rule_allows_findings_calls_signs_and_indexes():
     assert _logic(code, "uma pergunta, um modelo") == []
 
 
+def test_logic_rule_finds_counts_with_a_word_between():
+    found = _logic("", "os dois novos avaliadores, os dez primeiros documentos, dez mil reamostragens, dois deles")
+    assert found == [("count word", "dez mil reamostragens"), ("count word", "dez primeiros documentos"),
+                     ("count word", "dois novos avaliadores")]
+
+
 def test_logic_rule_finds_keys_taken_apart_but_not_words_split_for_display():
     code = ('n = int(m.split("@")[1])\nstate, backend = run.split("_")\nenc = c.partition("/")[0]\n'
             'linhas = "<br>".join(rotulo.split(" ", 1))\npalavras = texto.split()')

@@ -141,6 +141,7 @@ def test_small_counts_in_words():
     assert [fmt.in_words(n, "f") for n in (0, 1, 2, 3, 10, 11)] == ["nenhuma", "uma", "duas", "três", "dez", "11"]
     assert [fmt.in_words(n, "m") for n in (1, 2)] == ["um", "dois"]
     assert [fmt.in_words(n, "m") for n in (100, 1000, 1001)] == ["cem", "mil", "1.001"]  # a rate's round size
+    assert [fmt.in_words(n, "f") for n in (2000, 10000, 11000, 10500)] == ["duas mil", "dez mil", "11.000", "10.500"]
     with pytest.raises(ValueError):
         fmt.in_words(-1, "f")
 
