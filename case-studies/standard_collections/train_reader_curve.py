@@ -17,7 +17,11 @@ five collections, per loss. The reader's order alone at N = 20 and RRF at N = 10
 
 The results file is written only when every requested fold has finished training; until then the
 script trains as far as ``--hours`` allow (or until ``--stop-file`` exists), says where it
-stopped, and exits with status 75 (rerun to resume).
+stopped, and exits with status 75 (rerun to resume). At every checkpoint the folds' training
+records so far (curves on validation questions, pairs seen, sessions and their devices) are
+written to ``rerankers_curve_progress.json`` beside the study: the cache that resumes a run stays
+on the machine that trained it, the curve is committed. That file never reads a held-out
+collection's judgments and is not a result: no page draws a conclusion from it.
 
     python case-studies/standard_collections/train_reader_curve.py --hours 2.5          # resumes
     python case-studies/standard_collections/train_reader_curve.py --folds adi --losses bce --budget 800   # quick
@@ -46,6 +50,8 @@ from gabarito.measure.readings import holm_over
 from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation
 from gabarito.retrieval.rerank.resumable import CurveConfig, finished, train_resumable
 from gabarito.retrieval.rerank.weak import pseudo_queries
+from gabarito.study.integrity import verify
+from gabarito.study.records import machine, now_iso, write_measurement
 from gabarito.study.runner import say, variant_main
 from studies.standard_collections import train_rerankers as judged
 from studies.standard_collections import train_weak_rerankers as weak
@@ -63,6 +69,7 @@ PSEUDO_LIMIT = 1500
 EPOCHS = 3
 MIN_PAIRS = 60_000  # the budget is three epochs, and never fewer pairs than this
 INCOMPLETE = 75  # exit status: training not finished, rerun to resume
+PROGRESS = HERE / "rerankers_curve_progress.json"
 
 
 def add_arguments(ap):
@@ -125,7 +132,29 @@ def _stopper(args):
     return should_stop
 
 
-def train_fold(ctx, collections: dict, held: str, loss: str, should_stop) -> dict:
+class ProgressLedger:
+    """The training records of every fold so far, rewritten at each checkpoint (atomically, recorded
+    in the study's manifest): the committed trace of a training that may span machines."""
+
+    def __init__(self, ctx, path: Path = PROGRESS):
+        self.ctx, self.path = ctx, path
+        self.folds = {}
+        if path.exists():
+            verify(path)  # a file edited after its run is refused, never extended
+            self.folds = json.loads(path.read_text(encoding="utf-8"))["folds"]
+
+    def update(self, held: str, loss: str, about: dict, record: dict) -> None:
+        self.folds[f"{held}/{loss}"] = {"held_out_collection": held, "loss": loss, **about, "training": record}
+        write_measurement(self.path, {
+            "schema": "gabarito.training_progress/1",
+            "what": "training records of the reader-curve study: validation questions only; no held-out "
+                    "collection's judgments were read; not a result",
+            "folds": self.folds,
+            "provenance": {"git": self.ctx.git, "date": now_iso(), "machine": machine(),
+                           "device": self.ctx.args.device or "cpu", "torch_threads": self.ctx.args.threads}})
+
+
+def train_fold(ctx, collections: dict, held: str, loss: str, should_stop, ledger: ProgressLedger) -> dict:
     train, val = sources(collections, held, ctx.seed)
     pseudo, pseudo_counts = pseudo_source(collections[held], ctx.seed)
     groups = EpochGroups(train, [pseudo], ctx.seed)
@@ -134,12 +163,15 @@ def train_fold(ctx, collections: dict, held: str, loss: str, should_stop) -> dic
     folder = _folder(held, config, groups)
     if finished(folder) is None:
         say(f"reader_curve: {held}/{loss}: training towards {config.budget_pairs} pairs in {folder.name}")
+    about = {"pairs": counts, "pseudo_queries": pseudo_counts,
+             "validation_questions": {v.name: len(v.queries) for v in val},
+             "training_questions": {t.name: len(t.queries) for t in train}}
     with ctx.phase(f"train ({held}, {loss})"):
         record = train_resumable(groups, config, folder, validate=validation(val, n=PRIMARY[1], seed=ctx.seed),
-                                 should_stop=should_stop, device=ctx.args.device, log=lambda s: say(f"reader_curve: {held}/{loss}: {s}"))
-    return {"record": record, "folder": folder, "pairs": counts, "pseudo_queries": pseudo_counts,
-            "validation_questions": {v.name: len(v.queries) for v in val},
-            "training_questions": {t.name: len(t.queries) for t in train}}
+                                 should_stop=should_stop, device=ctx.args.device, log=lambda s: say(f"reader_curve: {held}/{loss}: {s}"),
+                                 on_checkpoint=lambda r: ledger.update(held, loss, about, r))
+    ledger.update(held, loss, about, record)
+    return {"record": record, "folder": folder, "held": held, "loss": loss, **about}
 
 
 def measure_fold(ctx, c, folder: Path, max_length: int) -> dict:
@@ -185,13 +217,14 @@ def run(ctx) -> dict:
     losses = [x.strip() for x in a.losses.split(",") if x.strip()]
     collections = judged.load_collections(ctx)
     should_stop = _stopper(a)
+    ledger = ProgressLedger(ctx)
     trained, waiting = {}, []
     for loss in losses:
         for held in folds:
             if should_stop():
                 waiting.append(f"{held}/{loss}")
                 continue
-            fold = train_fold(ctx, collections, held, loss, should_stop)
+            fold = train_fold(ctx, collections, held, loss, should_stop, ledger)
             if fold["record"]["status"] == "interrupted":
                 waiting.append(f"{held}/{loss}")
             trained[f"{held}/{loss}"] = fold
@@ -200,7 +233,7 @@ def run(ctx) -> dict:
         sys.exit(INCOMPLETE if waiting else 0)
     results = {}
     for key, fold in trained.items():
-        held, loss = key.split("/")
+        held, loss = fold["held"], fold["loss"]
         record = {k: v for k, v in fold["record"].items() if k != "status"}
         results[key] = {"held_out_collection": held, "loss": loss, "training": record,
                         **{k: fold[k] for k in ("pairs", "pseudo_queries", "validation_questions", "training_questions")},

@@ -92,9 +92,13 @@ def test_a_run_cut_and_resumed_ends_with_the_weights_of_one_that_never_stopped(t
     groups, validate, *_ = _fixture()
     whole = train_resumable(groups, _config(), tmp_path / "whole", validate=validate)
     assert whole["status"] == "finished" and whole["pairs_seen"] >= 48
-    steps = iter(range(100))
-    cut = train_resumable(groups, _config(), tmp_path / "cut", validate=validate, should_stop=lambda: next(steps) == 2)
+    steps, told = iter(range(100)), []
+    cut = train_resumable(groups, _config(), tmp_path / "cut", validate=validate, should_stop=lambda: next(steps) == 2,
+                          on_checkpoint=told.append)
     assert cut["status"] == "interrupted" and 0 < cut["pairs_seen"] < 48
+    # told at each checkpoint after the first point, the curve so far, while still training
+    assert [r["status"] for r in told] == ["training"] and told[0]["curve"] == cut["curve"][:2]
+    assert told[0]["pairs_seen"] == 16 and told[0]["sessions"][0]["to_pairs"] == 16
     assert not (tmp_path / "cut" / "done.json").exists()
     resumed = train_resumable(groups, _config(), tmp_path / "cut", validate=validate)
     assert resumed["status"] == "finished"

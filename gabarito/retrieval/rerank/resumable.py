@@ -20,7 +20,9 @@ recipe but not the same bits). A later call resumes from it (the order of batche
 the seed and the epoch, so a resumed run sees the same pairs as one that never stopped), and a
 finished run (``folder/done.json`` whose best weights still have the recorded sha256) is never
 trained again. ``should_stop()`` is asked after every step: when it says yes the state is saved
-and the record says ``"status": "interrupted"``.
+and the record says ``"status": "interrupted"``. ``on_checkpoint(record)`` is told the record so
+far (``"status": "training"``) after each checkpoint's state is saved, so a caller can keep the
+curve somewhere that outlives the cache.
 """
 
 from __future__ import annotations
@@ -221,7 +223,8 @@ def _checkpoint(folder: Path, model, tokenizer, progress: dict, validate: Callab
 
 def train_resumable(epoch_groups: Callable[[int], Sequence[Sequence[Pair]]], config: CurveConfig,
                     folder: str | Path, *, validate: Callable, should_stop: Callable[[], bool] = lambda: False,
-                    device: str | None = None, log: Callable[[str], None] = lambda s: None) -> dict:
+                    device: str | None = None, log: Callable[[str], None] = lambda s: None,
+                    on_checkpoint: Callable[[dict], None] = lambda record: None) -> dict:
     """Train (or resume, or reuse) into ``folder``; return the record (see the module's docstring)."""
     import torch
 
@@ -267,6 +270,7 @@ def train_resumable(epoch_groups: Callable[[int], Sequence[Sequence[Pair]]], con
             if progress["pairs"] // config.checkpoint_pairs > mark or progress["pairs"] >= config.budget_pairs:
                 _checkpoint(folder, model, tokenizer, progress, validate, config, log)
                 _save_state(folder, model, tokenizer, opt, sched, _with_session(progress, session, t0))
+                on_checkpoint({**_record(progress, session, t0), "status": "training"})
             if progress["step"] % HEARTBEAT_STEPS == 0:
                 rate = (progress["pairs"] - session["from_pairs"]) / max(time.perf_counter() - t0, 1e-9)
                 log(f"{progress['pairs']:>7} pairs ({rate:.1f} pairs/s this session)")

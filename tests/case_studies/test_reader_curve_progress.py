@@ -1,0 +1,46 @@
+"""The reader-curve study's progress ledger: the training records outlive the machine's cache."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from gabarito.errors import GabaritoError
+from gabarito.study.integrity import read_manifest
+
+
+def _ctx():
+    return SimpleNamespace(git={"commit": "abc"}, args=SimpleNamespace(device=None, threads=2))
+
+
+def _record(pairs: int) -> dict:
+    return {"status": "training", "pairs_seen": pairs, "curve": [{"pairs": 0, "select": 0.3}, {"pairs": pairs, "select": 0.4}]}
+
+
+def test_each_checkpoint_rewrites_the_ledger_and_a_later_run_extends_it(tmp_path):
+    from studies.standard_collections.train_reader_curve import ProgressLedger
+
+    path = tmp_path / "rerankers_curve_progress.json"
+    first = ProgressLedger(_ctx(), path)
+    first.update("cranfield", "bce", {"pairs": {"pairs_per_epoch": 10}}, _record(8000))
+    first.update("cranfield", "bce", {"pairs": {"pairs_per_epoch": 10}}, _record(16000))
+    saved = json.loads(path.read_text())
+    assert saved["folds"]["cranfield/bce"]["training"]["pairs_seen"] == 16000
+    assert "not a result" in saved["what"] and saved["provenance"]["device"] == "cpu"
+    assert path.name in read_manifest(tmp_path / "results.sha256.json")
+
+    later = ProgressLedger(_ctx(), path)  # another session: keeps what the first wrote
+    later.update("cisi", "bce", {}, _record(8000))
+    assert sorted(json.loads(path.read_text())["folds"]) == ["cisi/bce", "cranfield/bce"]
+
+
+def test_a_ledger_edited_by_hand_is_refused_not_extended(tmp_path):
+    from studies.standard_collections.train_reader_curve import ProgressLedger
+
+    path = tmp_path / "rerankers_curve_progress.json"
+    ProgressLedger(_ctx(), path).update("adi", "bce", {}, _record(8000))
+    path.write_text(path.read_text().replace("8000", "9000"))
+    with pytest.raises(GabaritoError, match="rerankers_curve_progress.json"):
+        ProgressLedger(_ctx(), path)
