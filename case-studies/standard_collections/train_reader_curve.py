@@ -150,7 +150,7 @@ class ProgressLedger:
             "what": "training records of the reader-curve study: validation questions only; no held-out "
                     "collection's judgments were read; not a result",
             "folds": self.folds,
-            "provenance": {"git": self.ctx.git, "date": now_iso(), "machine": machine(),
+            "provenance": {"gold_sha256": dict(self.ctx.gold_sha256), "git": self.ctx.git, "date": now_iso(), "machine": machine(),
                            "device": self.ctx.args.device or "cpu", "torch_threads": self.ctx.args.threads}})
 
 
@@ -163,7 +163,7 @@ def train_fold(ctx, collections: dict, held: str, loss: str, should_stop, ledger
     folder = _folder(held, config, groups)
     if finished(folder) is None:
         say(f"reader_curve: {held}/{loss}: training towards {config.budget_pairs} pairs in {folder.name}")
-    about = {"pairs": counts, "pseudo_queries": pseudo_counts,
+    about = {"pairs": counts, "pseudo_queries": pseudo_counts, "validation_share": VALIDATION_SHARE,
              "validation_questions": {v.name: len(v.queries) for v in val},
              "training_questions": {t.name: len(t.queries) for t in train}}
     with ctx.phase(f"train ({held}, {loss})"):

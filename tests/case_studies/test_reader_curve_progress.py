@@ -12,7 +12,8 @@ from gabarito.study.integrity import read_manifest
 
 
 def _ctx():
-    return SimpleNamespace(git={"commit": "abc"}, args=SimpleNamespace(device=None, threads=2))
+    return SimpleNamespace(git={"commit": "abc"}, gold_sha256={"qrels/adi.txt": "f" * 64},
+                           args=SimpleNamespace(device=None, threads=2))
 
 
 def _record(pairs: int) -> dict:
@@ -29,6 +30,7 @@ def test_each_checkpoint_rewrites_the_ledger_and_a_later_run_extends_it(tmp_path
     saved = json.loads(path.read_text())
     assert saved["folds"]["cranfield/bce"]["training"]["pairs_seen"] == 16000
     assert "not a result" in saved["what"] and saved["provenance"]["device"] == "cpu"
+    assert saved["provenance"]["gold_sha256"] == {"qrels/adi.txt": "f" * 64}
     assert path.name in read_manifest(tmp_path / "results.sha256.json")
 
     later = ProgressLedger(_ctx(), path)  # another session: keeps what the first wrote
