@@ -51,9 +51,15 @@ def validation(sources: Sequence[Source], *, n: int = 20, seed: int = 0, measure
         pairs = [p for chunk in fixed for p in chunk]
         scores = pair_scores(reader, pairs)
         means = {k: sum(v) / len(v) for k, v in pooled.items()}
-        return {"select": means["rrf"], f"{measure} {reading('rrf', n)}": means["rrf"],
-                f"{measure} {reading('replace', n)}": means["replace"],
-                f"{measure} first stage": means["first"], "questions": len(pooled["rrf"]),
+        keys = point_keys(n, measure)
+        return {"select": means["rrf"], **{keys[k]: means[k] for k in keys}, "questions": len(pooled["rrf"]),
                 "auc": separability(pairs, scores)["auc"]}
 
     return validate
+
+
+def point_keys(n: int, measure: str = "nDCG@10") -> dict[str, str]:
+    """The keys of a validation point's means (:func:`validation`): the fused reading (``rrf``),
+    the reader's order alone (``replace``) and the first stage (``first``), each over the top ``n``."""
+    return {"rrf": f"{measure} {reading('rrf', n)}", "replace": f"{measure} {reading('replace', n)}",
+            "first": f"{measure} first stage"}
