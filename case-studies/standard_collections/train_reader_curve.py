@@ -164,7 +164,7 @@ def train_fold(ctx, collections: dict, held: str, loss: str, should_stop, ledger
     if finished(folder) is None:
         say(f"reader_curve: {held}/{loss}: training towards {config.budget_pairs} pairs in {folder.name}")
     about = {"pairs": counts, "pseudo_queries": pseudo_counts, "validation_share": VALIDATION_SHARE,
-             "validation_reading": {"how": PRIMARY[0], "n": PRIMARY[1], "measure": "nDCG@10"},
+             "validation_reading": {"how": PRIMARY[0], "n": PRIMARY[1], "measure": "nDCG@10", "first_stage": FIRST_STAGE},
              "validation_questions": {v.name: len(v.queries) for v in val},
              "training_questions": {t.name: len(t.queries) for t in train}}
     with ctx.phase(f"train ({held}, {loss})"):
@@ -242,7 +242,7 @@ def run(ctx) -> dict:
     parameters = {"folds": folds, "losses": losses, "first_stage": FIRST_STAGE, "primary": list(PRIMARY),
                   "secondary": [list(s) for s in SECONDARY], "measures": list(MEASURES), "epochs": EPOCHS,
                   "validation_share": VALIDATION_SHARE,
-             "validation_reading": {"how": PRIMARY[0], "n": PRIMARY[1], "measure": "nDCG@10"}, "min_pairs": MIN_PAIRS, "pseudo_limit": PSEUDO_LIMIT, "budget": a.budget,
+             "validation_reading": {"how": PRIMARY[0], "n": PRIMARY[1], "measure": "nDCG@10", "first_stage": FIRST_STAGE}, "min_pairs": MIN_PAIRS, "pseudo_limit": PSEUDO_LIMIT, "budget": a.budget,
                   "checkpoint_pairs": a.checkpoint, "max_length": a.max_length, "batch_size": a.batch_size}
     corpus = {n: {"n_docs": len(c.documents), "n_judged_queries": len(c.judged_queries())} for n, c in collections.items()}
     engine = {"name": "transformers sequence classification, trained here (resumable)", "device": a.device or "cpu",

@@ -334,21 +334,6 @@ def rerank_sweep(points: Sequence[Mapping], views: Sequence[str], series: Sequen
     return selector(fig, [collection_name(v) for v in views], [2 * len(series)] * len(views))
 
 
-def loss_curves(curves: Mapping[str, Sequence[Sequence[float]]]):
-    """The training loss against the step, one line per model (keys are collection keys: the
-    collection each model was *not* trained on)."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    for i, (key, curve) in enumerate(curves.items()):
-        name = f"sem {collection_name(key)}"
-        fig.add_trace(go.Scatter(x=[c[0] for c in curve], y=[c[1] for c in curve], mode="lines", name=name,
-                                 marker_color=PALETTE[i % len(PALETTE)],
-                                 hovertemplate=f"passo %{{x}}: %{{y:.3f}}<extra>{html.escape(name)}</extra>"))
-    return layout(fig, height=360, xaxis=dict(title="passo de treino (lote de 16 pares)"),
-                  yaxis=dict(title="perda (entropia cruzada binária)"))
-
-
 def difference_dots(categories: Sequence[str], series: Sequence[Mapping], *, x_title: str):
     """Paired differences as dots with their 95% interval, one row per category (top to bottom in
     the given order) and one colour per series: ``series`` is ``[{"name", "points": [{"category",
