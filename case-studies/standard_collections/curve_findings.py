@@ -30,9 +30,11 @@ def primary_family():
 
 
 def folds(progress: Mapping) -> list[dict]:
-    """The folds in the registry's order of their held-out collections (then by loss)."""
+    """The folds in the registry's order of their held-out collections (then by loss, the CPU's
+    run before another device's run of the same fold)."""
     order = {c: i for i, c in enumerate(names())}
-    return sorted(progress["folds"].values(), key=lambda f: (order.get(f["held_out_collection"], len(order)), f["loss"]))
+    return sorted(progress["folds"].values(), key=lambda f: (order.get(f["held_out_collection"], len(order)), f["loss"],
+                                                             f["device"] != "cpu", f["device"]))
 
 
 def fused(fold: Mapping) -> Method:
@@ -64,10 +66,9 @@ def rows(progress: Mapping) -> list[dict]:
         curve = t["curve"]
         best = next(p for p in curve if p["pairs"] == t["best"]["pairs"])
         first = curve[0][k["first"]]
-        out.append({"held_out": f["held_out_collection"], "loss": f["loss"], "status": status(f),
+        out.append({"held_out": f["held_out_collection"], "loss": f["loss"], "device": f["device"], "status": status(f),
                     "pairs": t["pairs_seen"], "budget": t["config"]["budget_pairs"],
                     "checkpoints": len(curve) - 1, "seconds": t["train_seconds"],
-                    "devices": sorted({s["device"] for s in t["sessions"]}),
                     "questions": curve[0]["questions"], "first_stage": first,
                     "untrained": curve[0][k["rrf"]], "last": curve[-1][k["rrf"]], "best": best[k["rrf"]],
                     "best_pairs": best["pairs"], "gain": best[k["rrf"]] - first,
@@ -75,27 +76,31 @@ def rows(progress: Mapping) -> list[dict]:
     return out
 
 
-def curves(progress: Mapping) -> dict[str, dict]:
-    """Per held-out collection (registry order), its curve as the chart draws it: pairs seen, the
-    fused reading's and the reader alone's validation nDCG@10 at each point, the first stage's
-    level, and the three methods as values."""
-    out = {}
+def curves(progress: Mapping) -> list[dict]:
+    """Per fold (in :func:`folds`' order), its curve as the chart draws it: the held-out
+    collection, the device, pairs seen, the fused reading's and the reader alone's validation
+    nDCG@10 at each point, the first stage's level, and the three methods as values."""
+    out = []
     for f in folds(progress):
         k, curve, r = _keys(f), f["training"]["curve"], f["validation_reading"]
-        out[f["held_out_collection"]] = {
-            "pairs": [p["pairs"] for p in curve], "fused": [p[k["rrf"]] for p in curve],
-            "alone": [p[k["replace"]] for p in curve], "first_stage": curve[0][k["first"]],
-            "fused_method": fused(f), "alone_method": reading("replace", r["n"]), "first_method": leaf(r["first_stage"])}
+        out.append({"held_out": f["held_out_collection"], "device": f["device"],
+                    "pairs": [p["pairs"] for p in curve], "fused": [p[k["rrf"]] for p in curve],
+                    "alone": [p[k["replace"]] for p in curve], "first_stage": curve[0][k["first"]],
+                    "fused_method": fused(f), "alone_method": reading("replace", r["n"]),
+                    "first_method": leaf(r["first_stage"])})
     return out
 
 
 def summary(progress: Mapping, declared: int) -> dict:
-    """How far the training has come: folds finished and still training out of the ``declared``
-    ones (the study's primary family), the folds whose preferred checkpoint is above the first
-    stage on validation (``above``), below it (``below``), and the least and most pairs seen."""
+    """How far the training has come: the declared folds (the study's primary family), how many
+    held-out collections and losses have started and finished (on any device), the runs whose
+    preferred checkpoint is above the first stage on validation (``above``, as ``(held_out,
+    device)``) and below it (``below``), and the least and most pairs seen."""
     rs = rows(progress)
-    return {"declared": declared, "started": len(rs), "finished": sum(r["status"] == "finished" for r in rs),
-            "above": [r["held_out"] for r in rs if r["gain"] > 0], "below": [r["held_out"] for r in rs if r["gain"] < 0],
+    return {"declared": declared, "started": len({(r["held_out"], r["loss"]) for r in rs}),
+            "finished": len({(r["held_out"], r["loss"]) for r in rs if r["status"] == "finished"}),
+            "above": [(r["held_out"], r["device"]) for r in rs if r["gain"] > 0],
+            "below": [(r["held_out"], r["device"]) for r in rs if r["gain"] < 0],
             "pairs": (min(r["pairs"] for r in rs), max(r["pairs"] for r in rs)) if rs else (0, 0),
             "budget": max((r["budget"] for r in rs), default=0)}
 

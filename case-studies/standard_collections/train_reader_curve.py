@@ -39,8 +39,9 @@ from gabarito.core.runs import Run
 from gabarito.hashing import sha256_file, sha256_text
 from gabarito.measure.score import score_runs
 from gabarito.measure.tuning import against_baseline
+from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.memory import BM25
-from gabarito.retrieval.models import cache_dir
+from gabarito.retrieval.models import cache_dir, resolve, weights_sha256
 from gabarito.retrieval.pipeline import SecondReading, fuse_reading
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
@@ -83,6 +84,8 @@ def add_arguments(ap):
     ap.add_argument("--hours", type=float, default=None, help="stop (and save the state) after this long")
     ap.add_argument("--stop-file", default=None, help="stop (and save the state) when this file exists")
     ap.add_argument("--train-only", action="store_true", help="train as far as allowed; never measure")
+    ap.add_argument("--base-folder", default=None,
+                    help="train from this copy of the base model (e.g. its float16 copy on a GPU machine)")
 
 
 def sources(collections: dict, held: str, seed: int) -> tuple[list[Source], list[Source]]:
@@ -123,6 +126,13 @@ def _folder(held: str, config: CurveConfig, groups: EpochGroups) -> Path:
     return cache_dir() / "cross-encoders" / f"curve-{held}-{config.loss}-{key}"
 
 
+def base_weights(model_id: str, folder: str | None) -> dict:
+    """The weights training starts from: the model's offline copy, or ``--base-folder``'s."""
+    source = resolve(folder or model_id, engine="sentence-transformers")
+    return {"model_id": model_id, "from": "--base-folder" if folder else source.origin,
+            "weights_sha256": weights_sha256(source)}
+
+
 def _stopper(args):
     deadline = time.monotonic() + 3600 * args.hours if args.hours else None
 
@@ -143,15 +153,18 @@ class ProgressLedger:
             verify(path)  # a file edited after its run is refused, never extended
             self.folds = json.loads(path.read_text(encoding="utf-8"))["folds"]
 
-    def update(self, held: str, loss: str, about: dict, record: dict) -> None:
-        self.folds[f"{held}/{loss}"] = {"held_out_collection": held, "loss": loss, **about, "training": record}
+    def update(self, held: str, loss: str, device: str, about: dict, record: dict) -> None:
+        """The fold's record so far, written with the rest. A fold trained on another device than
+        the CPU is its own entry (``held/loss/device``), so both curves of one fold stand side by side."""
+        key = f"{held}/{loss}" if device == "cpu" else f"{held}/{loss}/{device}"
+        self.folds[key] = {"held_out_collection": held, "loss": loss, "device": device, "machine": machine(),
+                           **about, "training": record}
         write_measurement(self.path, {
             "schema": "gabarito.training_progress/1",
             "what": "training records of the reader-curve study: validation questions only; no held-out "
                     "collection's judgments were read; not a result",
             "folds": self.folds,
-            "provenance": {"gold_sha256": dict(self.ctx.gold_sha256), "git": self.ctx.git, "date": now_iso(), "machine": machine(),
-                           "device": self.ctx.args.device or "cpu", "torch_threads": self.ctx.args.threads}})
+            "provenance": {"gold_sha256": dict(self.ctx.gold_sha256), "git": self.ctx.git, "date": now_iso()}})
 
 
 def train_fold(ctx, collections: dict, held: str, loss: str, should_stop, ledger: ProgressLedger) -> dict:
@@ -164,14 +177,16 @@ def train_fold(ctx, collections: dict, held: str, loss: str, should_stop, ledger
     if finished(folder) is None:
         say(f"reader_curve: {held}/{loss}: training towards {config.budget_pairs} pairs in {folder.name}")
     about = {"pairs": counts, "pseudo_queries": pseudo_counts, "validation_share": VALIDATION_SHARE,
+             "base_weights": base_weights(config.base_model, ctx.args.base_folder),
              "validation_reading": {"how": PRIMARY[0], "n": PRIMARY[1], "measure": "nDCG@10", "first_stage": FIRST_STAGE},
              "validation_questions": {v.name: len(v.queries) for v in val},
              "training_questions": {t.name: len(t.queries) for t in train}}
+    device = choose_device(ctx.args.device)
     with ctx.phase(f"train ({held}, {loss})"):
         record = train_resumable(groups, config, folder, validate=validation(val, n=PRIMARY[1], seed=ctx.seed),
                                  should_stop=should_stop, device=ctx.args.device, log=lambda s: say(f"reader_curve: {held}/{loss}: {s}"),
-                                 on_checkpoint=lambda r: ledger.update(held, loss, about, r))
-    ledger.update(held, loss, about, record)
+                                 on_checkpoint=lambda r: ledger.update(held, loss, device, about, r), base_folder=ctx.args.base_folder)
+    ledger.update(held, loss, device, about, record)
     return {"record": record, "folder": folder, "held": held, "loss": loss, **about}
 
 

@@ -27,17 +27,27 @@ def loss_curves(curves: Mapping[str, Sequence[Sequence[float]]]):
                   yaxis=dict(title="perda (entropia cruzada binária)"))
 
 
-def learning_curves(curves: Mapping[str, Mapping], *, y_title: str):
-    """The validation measure against the pairs seen, one view (menu) per held-out collection:
-    the fused reading and the reader's order alone (lines with a marker at each checkpoint) and
-    the first stage (a dotted level: it does not change with training). ``curves`` is
-    :func:`studies.standard_collections.curve_findings.curves`: per collection ``pairs``, the
-    values of ``fused`` and ``alone``, the ``first_stage``'s level, and the three methods
-    (``fused_method``, ``alone_method``, ``first_method``), which name and colour the lines."""
+#: How a view names the device a curve was trained on (the CPU, the book's default, goes unsaid).
+DEVICES = {"cpu": "", "cuda": " (GPU)", "mps": " (GPU)"}
+
+
+def run_name(held_out: str, device: str) -> str:
+    """A training run as a page names it: its held-out collection, and its device when not the CPU."""
+    return collection_name(held_out) + DEVICES.get(device, f" ({device})")
+
+
+def learning_curves(curves: Sequence[Mapping], *, y_title: str):
+    """The validation measure against the pairs seen, one view (menu) per curve (a held-out
+    collection on a device): the fused reading and the reader's order alone (lines with a marker
+    at each checkpoint) and the first stage (a dotted level: it does not change with training).
+    ``curves`` is :func:`studies.standard_collections.curve_findings.curves`: per curve
+    ``held_out``, ``device``, ``pairs``, the values of ``fused`` and ``alone``, the
+    ``first_stage``'s level, and the three methods (``fused_method``, ``alone_method``,
+    ``first_method``), which name and colour the lines."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for c in curves.values():
+    for c in curves:
         for values, m in ((c["fused"], c["fused_method"]), (c["alone"], c["alone_method"])):
             name = method(m)
             fig.add_trace(go.Scatter(x=c["pairs"], y=values, mode="lines+markers", name=name, marker_color=method_color(m, 1),
@@ -48,4 +58,5 @@ def learning_curves(curves: Mapping[str, Mapping], *, y_title: str):
                                  hovertemplate=f"sem releitura: %{{y:.3f}}<extra>{html.escape(stage)}</extra>"))
     layout(fig, height=420, xaxis=dict(title="pares de treino vistos", rangemode="tozero"),
            yaxis=dict(title=y_title, rangemode="tozero"))
-    return selector(fig, [collection_name(k) for k in curves], [3] * len(curves))
+    views = [run_name(c["held_out"], c["device"]) for c in curves]
+    return selector(fig, views, [3] * len(curves))

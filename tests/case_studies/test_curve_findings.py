@@ -17,8 +17,8 @@ def _point(pairs: int, fused: float, alone: float, first: float, auc: float) -> 
             "questions": 40, "auc": {ASSUMED_NEGATIVE: auc}}
 
 
-def _fold(held: str, curve: list[dict], best: int, budget: int) -> dict:
-    return {"held_out_collection": held, "loss": "bce", "validation_share": 0.2,
+def _fold(held: str, curve: list[dict], best: int, budget: int, device: str = "cpu") -> dict:
+    return {"held_out_collection": held, "loss": "bce", "validation_share": 0.2, "device": device,
             "validation_reading": {"how": "rrf", "n": 20, "measure": "nDCG@10", "first_stage": "bm25_arcadedb_english"},
             "training": {"pairs_seen": curve[-1]["pairs"], "config": {"budget_pairs": budget, "checkpoint_pairs": 8000}, "curve": curve,
                          "best": {"pairs": best}, "train_seconds": 120.0, "sessions": [{"device": "cpu"}]}}
@@ -29,13 +29,15 @@ def progress():
     cisi = _fold("cisi", [_point(0, .40, .20, .45, .5), _point(8000, .44, .35, .45, .6)], 8000, 16000)
     cran = _fold("cranfield", [_point(0, .42, .30, .46, .5), _point(8000, .50, .44, .46, .7),
                                _point(16000, .48, .45, .46, .8)], 8000, 16000)
-    return {"folds": {"cisi/bce": cisi, "cranfield/bce": cran}}
+    gpu = _fold("cranfield", [_point(0, .42, .30, .46, .5), _point(8000, .49, .43, .46, .7)], 8000, 16000, "cuda")
+    return {"folds": {"cisi/bce": cisi, "cranfield/bce/cuda": gpu, "cranfield/bce": cran}}
 
 
 def test_rows_follow_the_registry_and_take_the_checkpoint_validation_preferred(progress):
     rows = CF.rows(progress)
-    assert [r["held_out"] for r in rows] == ["cranfield", "cisi"]  # the book's order, not the file's
-    cran, cisi = rows
+    # the book's order, not the file's; a fold's GPU run beside its CPU run
+    assert [(r["held_out"], r["device"]) for r in rows] == [("cranfield", "cpu"), ("cranfield", "cuda"), ("cisi", "cpu")]
+    cran, _, cisi = rows
     assert cran["status"] == "finished" and cisi["status"] == "training"
     assert cran["best"] == .50 and cran["last"] == .48 and cran["best_pairs"] == 8000
     assert cran["gain"] == pytest.approx(.04) and cisi["gain"] == pytest.approx(-.01)
@@ -44,12 +46,14 @@ def test_rows_follow_the_registry_and_take_the_checkpoint_validation_preferred(p
 
 def test_summary_counts_folds_against_the_declared_family(progress):
     s = CF.summary(progress, declared=5)
-    assert s == {"declared": 5, "started": 2, "finished": 1, "above": ["cranfield"], "below": ["cisi"],
+    assert s == {"declared": 5, "started": 2, "finished": 1, "above": [("cranfield", "cpu"), ("cranfield", "cuda")],
+                 "below": [("cisi", "cpu")],
                  "pairs": (8000, 16000), "budget": 16000}
 
 
 def test_curves_name_their_methods_as_values(progress):
-    c = CF.curves(progress)["cisi"]
+    c = CF.curves(progress)[2]
+    assert (c["held_out"], c["device"]) == ("cisi", "cpu")
     assert c["pairs"] == [0, 8000] and c["fused"] == [.40, .44] and c["alone"] == [.20, .35]
     assert c["first_stage"] == .45
     assert (c["fused_method"], c["alone_method"], c["first_method"]) == (reading("rrf", 20), reading("replace", 20),
@@ -60,9 +64,9 @@ def test_the_learning_curve_chart_has_one_view_per_collection(progress):
     from gabarito.publish.training_charts import learning_curves
 
     fig = learning_curves(CF.curves(progress), y_title="nDCG@10 na validação")
-    assert len(fig.data) == 6 and [t.visible for t in fig.data] == [True] * 3 + [False] * 3
+    assert len(fig.data) == 9 and [t.visible for t in fig.data] == [True] * 3 + [False] * 6
     menu = fig.layout.updatemenus[0]
-    assert [b.label for b in menu.buttons] == ["Cranfield", "CISI"]
+    assert [b.label for b in menu.buttons] == ["Cranfield", "Cranfield (GPU)", "CISI"]
     assert list(fig.data[2].y) == [.46, .46] and fig.data[2].line.dash == "dot"
 
 

@@ -25,24 +25,27 @@ def test_each_checkpoint_rewrites_the_ledger_and_a_later_run_extends_it(tmp_path
 
     path = tmp_path / "rerankers_curve_progress.json"
     first = ProgressLedger(_ctx(), path)
-    first.update("cranfield", "bce", {"pairs": {"pairs_per_epoch": 10}}, _record(8000))
-    first.update("cranfield", "bce", {"pairs": {"pairs_per_epoch": 10}}, _record(16000))
+    first.update("cranfield", "bce", "cpu", {"pairs": {"pairs_per_epoch": 10}}, _record(8000))
+    first.update("cranfield", "bce", "cpu", {"pairs": {"pairs_per_epoch": 10}}, _record(16000))
     saved = json.loads(path.read_text())
     assert saved["folds"]["cranfield/bce"]["training"]["pairs_seen"] == 16000
-    assert "not a result" in saved["what"] and saved["provenance"]["device"] == "cpu"
+    assert "not a result" in saved["what"] and saved["folds"]["cranfield/bce"]["device"] == "cpu"
     assert saved["provenance"]["gold_sha256"] == {"qrels/adi.txt": "f" * 64}
     assert path.name in read_manifest(tmp_path / "results.sha256.json")
 
     later = ProgressLedger(_ctx(), path)  # another session: keeps what the first wrote
-    later.update("cisi", "bce", {}, _record(8000))
-    assert sorted(json.loads(path.read_text())["folds"]) == ["cisi/bce", "cranfield/bce"]
+    later.update("cisi", "bce", "cpu", {}, _record(8000))
+    later.update("cisi", "bce", "cuda", {}, _record(24000))  # the same fold on a GPU: beside it, not over it
+    folds = json.loads(path.read_text())["folds"]
+    assert sorted(folds) == ["cisi/bce", "cisi/bce/cuda", "cranfield/bce"]
+    assert folds["cisi/bce/cuda"]["device"] == "cuda" and folds["cisi/bce"]["training"]["pairs_seen"] == 8000
 
 
 def test_a_ledger_edited_by_hand_is_refused_not_extended(tmp_path):
     from studies.standard_collections.train_reader_curve import ProgressLedger
 
     path = tmp_path / "rerankers_curve_progress.json"
-    ProgressLedger(_ctx(), path).update("adi", "bce", {}, _record(8000))
+    ProgressLedger(_ctx(), path).update("adi", "bce", "cpu", {}, _record(8000))
     path.write_text(path.read_text().replace("8000", "9000"))
     with pytest.raises(GabaritoError, match="rerankers_curve_progress.json"):
         ProgressLedger(_ctx(), path)

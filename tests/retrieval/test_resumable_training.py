@@ -143,3 +143,26 @@ def test_a_tiny_real_run_learns(tmp_path):
     assert losses[-1] < losses[0]
     auc = [p["auc"]["random, assumed non-relevant"] for p in curve]
     assert auc[-1] > auc[0] and auc[-1] > 0.75
+
+
+def test_a_float16_copy_of_the_base_travels_and_trains_in_float32(tmp_path):
+    """The copy that fits the GPU machine's transport: half the bytes, the same tensors to float16's
+    rounding, and a run from it trains (and saves) float32 weights."""
+    from safetensors.torch import load_file
+
+    from gabarito.retrieval.rerank.transport import half_copy
+    from gabarito.retrieval.rerank.training import transformer_folder
+
+    record = half_copy("sentence-transformers/all-MiniLM-L6-v2", tmp_path / "f16")
+    full = load_file(str(transformer_folder("sentence-transformers/all-MiniLM-L6-v2", tmp_path / "f32") / "model.safetensors"))
+    half = load_file(str(tmp_path / "f16" / "model.safetensors"))
+    assert record["dtype"] == "float16" and record["weights_sha256"] != record["source_weights_sha256"]
+    assert set(half) == set(full) and all(half[k].dtype.itemsize == 2 for k in half if full[k].is_floating_point())
+    assert (tmp_path / "f16" / "model.safetensors").stat().st_size < 0.55 * (tmp_path / "f32" / "model.safetensors").stat().st_size
+    k = "embeddings.word_embeddings.weight" if "embeddings.word_embeddings.weight" in full else next(iter(full))
+    assert (half[k].float() - full[k]).abs().max() <= 1e-3 * full[k].abs().max()
+    groups, validate, *_ = _fixture()
+    run = train_resumable(groups, _config(budget_pairs=16), tmp_path / "r", validate=validate, base_folder=tmp_path / "f16")
+    assert run["status"] == "finished"
+    saved = load_file(str(tmp_path / "r" / "best" / "model.safetensors"))
+    assert all(v.dtype.itemsize == 4 for v in saved.values() if v.is_floating_point())

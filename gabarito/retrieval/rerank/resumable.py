@@ -20,7 +20,9 @@ recipe but not the same bits). A later call resumes from it (the order of batche
 the seed and the epoch, so a resumed run sees the same pairs as one that never stopped), and a
 finished run (``folder/done.json`` whose best weights still have the recorded sha256) is never
 trained again. ``should_stop()`` is asked after every step: when it says yes the state is saved
-and the record says ``"status": "interrupted"``. ``on_checkpoint(record)`` is told the record so
+and the record says ``"status": "interrupted"``. ``base_folder`` trains from another copy of the
+same base model (a float16 copy that travels to a GPU machine,
+:mod:`gabarito.retrieval.rerank.transport`). ``on_checkpoint(record)`` is told the record so
 far (``"status": "training"``) after each checkpoint's state is saved, so a caller can keep the
 curve somewhere that outlives the cache.
 """
@@ -172,16 +174,19 @@ def finished(folder: str | Path) -> dict | None:
     return None
 
 
-def _start(folder: Path, config: CurveConfig, device: str):
-    """Model, tokenizer, optimizer, schedule and progress: from the saved state, or new."""
+def _start(folder: Path, config: CurveConfig, device: str, base_folder: Path | None = None):
+    """Model, tokenizer, optimizer, schedule and progress: from the saved state, or new (from
+    ``base_folder`` when given: the same base model as ``config.base_model``, brought another way,
+    e.g. :func:`gabarito.retrieval.rerank.transport.half_copy`). Weights are trained in float32
+    whatever they were stored in."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     state = _state_folder(folder)
     if state is None:
         torch.manual_seed(config.seed)
-        base = transformer_folder(config.base_model, folder / "base")
-        model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
+        base = transformer_folder(str(base_folder) if base_folder else config.base_model, folder / "base")
+        model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1).float()
         tokenizer = AutoTokenizer.from_pretrained(str(base))
         shutil.rmtree(base, ignore_errors=True)  # the state folder carries the weights from here on
         opt, sched = _optimizer(model.to(device), config)
@@ -192,7 +197,7 @@ def _start(folder: Path, config: CurveConfig, device: str):
     if progress["config"] != json.loads(json.dumps(asdict(config))):
         raise GabaritoError("the saved training state was made with another configuration; remove the folder "
                             "to start again", path=state)
-    model = AutoModelForSequenceClassification.from_pretrained(str(state / "model"))
+    model = AutoModelForSequenceClassification.from_pretrained(str(state / "model")).float()
     tokenizer = AutoTokenizer.from_pretrained(str(state / "model"))
     opt, sched = _optimizer(model.to(device), config)
     saved = torch.load(state / "trainer.pt", weights_only=True, map_location=device)
@@ -224,7 +229,8 @@ def _checkpoint(folder: Path, model, tokenizer, progress: dict, validate: Callab
 def train_resumable(epoch_groups: Callable[[int], Sequence[Sequence[Pair]]], config: CurveConfig,
                     folder: str | Path, *, validate: Callable, should_stop: Callable[[], bool] = lambda: False,
                     device: str | None = None, log: Callable[[str], None] = lambda s: None,
-                    on_checkpoint: Callable[[dict], None] = lambda record: None) -> dict:
+                    on_checkpoint: Callable[[dict], None] = lambda record: None,
+                    base_folder: str | Path | None = None) -> dict:
     """Train (or resume, or reuse) into ``folder``; return the record (see the module's docstring)."""
     import torch
 
@@ -242,7 +248,7 @@ def train_resumable(epoch_groups: Callable[[int], Sequence[Sequence[Pair]]], con
                             "remove the folder to train again", path=folder / DONE)
     folder.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(config.torch_threads)
-    model, tokenizer, opt, sched, progress = _start(folder, config, device)
+    model, tokenizer, opt, sched, progress = _start(folder, config, device, Path(base_folder) if base_folder else None)
     session = {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "from_pairs": progress["pairs"],
                "device": device, "torch_threads": config.torch_threads}
     t0 = time.perf_counter()
