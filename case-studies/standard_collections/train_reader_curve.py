@@ -84,6 +84,7 @@ def add_arguments(ap):
     ap.add_argument("--hours", type=float, default=None, help="stop (and save the state) after this long")
     ap.add_argument("--stop-file", default=None, help="stop (and save the state) when this file exists")
     ap.add_argument("--train-only", action="store_true", help="train as far as allowed; never measure")
+    ap.add_argument("--progress", default=str(PROGRESS), help="the training ledger to keep (default: beside the study)")
     ap.add_argument("--base-folder", default=None,
                     help="train from this copy of the base model (e.g. its float16 copy on a GPU machine)")
 
@@ -233,7 +234,7 @@ def run(ctx) -> dict:
     losses = [x.strip() for x in a.losses.split(",") if x.strip()]
     collections = judged.load_collections(ctx)
     should_stop = _stopper(a)
-    ledger = ProgressLedger(ctx)
+    ledger = ProgressLedger(ctx, Path(a.progress))
     trained, waiting = {}, []
     for loss in losses:
         for held in folds:
