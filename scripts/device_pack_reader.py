@@ -9,7 +9,7 @@ together; the machine cannot download):
 - ``pack.json``: what was packed, each file's sha256, and the command to run there.
 
     python scripts/device_pack_reader.py                      # into .gpu/ (add "/.gpu/" to .git/info/exclude)
-    python scripts/device_pack_reader.py --out /tmp/pack      # anywhere
+    python scripts/device_pack_reader.py --out "$(mktemp -d)"  # anywhere
 
 The committed tree travels too, and it is larger than the transport allows; ``docs/rebuild_budget.md``
 ("The reader curve on a GPU") says which tracked folders to take out of the index for the length of
