@@ -119,6 +119,10 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "standard_collections/rerankers_budget.json": (
         "folds/*/cost/seconds", "folds/*/training/config/time_limit_s", "folds/*/training/train_seconds",
     ),
+    "standard_collections/rerankers_curve_progress.json": (
+        "folds/*/training/curve/*/validation_seconds", "folds/*/training/sessions/*/seconds",
+        "folds/*/training/train_seconds",
+    ),
     "standard_collections/rerankers_weak.json": (
         "folds/*/cost/seconds", "folds/*/training/config/time_limit_s", "folds/*/training/train_seconds",
     ),
