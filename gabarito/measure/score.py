@@ -86,7 +86,22 @@ def score_runs(runs: Mapping[str, metrics.Run], qrels: metrics.Qrels, measures: 
     if not runs:
         raise GabaritoError("nothing to score: no run given")
     measures = parse_measures(measures)
-    per_query = per_query_values(runs, qrels, measures)
+    return report_from_values(per_query_values(runs, qrels, measures), measures, tested=tested, resamples=resamples,
+                              seed=seed, order=order, family=family)
+
+
+def report_from_values(per_query: Mapping[str, Mapping[str, Mapping[str, float]]], measures: Sequence[str], *,
+                       tested: Sequence[str] | None = None, resamples: int = DEFAULT_RESAMPLES,
+                       seed: int = stats.DEFAULT_SEED, order: Sequence[str] | None = None,
+                       family: Family = AllPairs()) -> Report:
+    """The :class:`~gabarito.measure.report.Report` of per-query values already computed
+    (``{method: {measure: {qid: value}}}``, in the methods' order): what :func:`score_runs` makes
+    after evaluating its runs, and the same numbers for the same values, seed and order (so a
+    results file that kept its per-query values can be given its report without searching again)."""
+    measures = list(measures)
+    runs = list(per_query)
+    if not runs:
+        raise GabaritoError("nothing to score: no method given")
     judged = sorted(next(iter(per_query.values()))[measures[0]])
     qids = list(order) if order is not None else judged
     if sorted(qids) != judged:
