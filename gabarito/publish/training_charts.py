@@ -56,7 +56,9 @@ def learning_curves(curves: Sequence[Mapping], *, y_title: str):
         fig.add_trace(go.Scatter(x=[c["pairs"][0], c["pairs"][-1]], y=[c["first_stage"]] * 2, mode="lines",
                                  name=f"{stage}, sem releitura", line=dict(color=method_color(c["first_method"], 0), dash="dot"),
                                  hovertemplate=f"sem releitura: %{{y:.3f}}<extra>{html.escape(stage)}</extra>"))
-    layout(fig, height=420, xaxis=dict(title="pares de treino vistos", rangemode="tozero"),
+    most = max((c["pairs"][-1] for c in curves), default=1) or 1
+    # a little room left of the first checkpoint, so that the two axes' "0" do not meet in the corner
+    layout(fig, height=420, xaxis=dict(title="pares de treino vistos", range=[-0.03 * most, 1.03 * most]),
            yaxis=dict(title=y_title, rangemode="tozero"))
     views = [run_name(c["held_out"], c["device"]) for c in curves]
     return selector(fig, views, [3] * len(curves))

@@ -72,3 +72,11 @@ def test_the_learning_curve_chart_has_one_view_per_collection(progress):
 
 def test_the_plan_is_what_the_training_recorded(progress):
     assert CF.plan(progress) == {"checkpoint": 8000, "share": 0.2, "measure": "nDCG@10", "method": reading("rrf", 20)}
+
+
+def test_the_two_axes_zeros_do_not_meet_in_the_corner(progress):
+    from gabarito.publish.training_charts import learning_curves
+
+    fig = learning_curves(CF.curves(progress), y_title="nDCG@10")
+    low, high = fig.layout.xaxis.range
+    assert low < 0 < 16000 < high and fig.layout.yaxis.rangemode == "tozero"
