@@ -348,3 +348,15 @@ def test_code_holds_no_logic(path):
                      "constant stated once, a verdict): " + "; ".join(new))
     assert not gone, (f"{path.name}: cases moved out of the notebook are still allowed; remove them from "
                       f"{notebook_logic.ALLOWED.name} (the list only shrinks): " + "; ".join(gone))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_cell_has_a_unique_id(path):
+    """nbformat 4.5 cells carry an id (a cell without one is warned about now, refused later)."""
+    import nbformat
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    ids = [c.get("id") for c in nb["cells"]]
+    assert None not in ids, f"{path.name}: cell {ids.index(None)} has no id"
+    assert len(set(ids)) == len(ids), f"{path.name}: two cells share an id"
+    nbformat.validate(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4))
