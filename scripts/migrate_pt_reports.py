@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -29,25 +28,11 @@ from gabarito.errors import GabaritoError, run_main  # noqa: E402
 from gabarito.measure.families import Against  # noqa: E402
 from gabarito.measure.score import report_from_values  # noqa: E402
 from gabarito.study.integrity import verify  # noqa: E402
-from gabarito.study.records import write_migrated  # noqa: E402
+from gabarito.study.records import require_same, write_migrated  # noqa: E402
 
 PATH = ROOT / "case-studies" / "reranking" / "reader_pt.json"
 MIGRATION = "first_stages_as_reports"
 LEGACY = ("means", "ci", "tests", "per_query")
-
-
-def _same(x, y, where: str) -> None:
-    if isinstance(x, dict) and isinstance(y, dict) and x.keys() == y.keys():
-        for k in x:
-            _same(x[k], y[k], f"{where}/{k}")
-    elif isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)) and len(x) == len(y):
-        for i, (a, b) in enumerate(zip(x, y)):
-            _same(a, b, f"{where}/{i}")
-    elif isinstance(x, float) or isinstance(y, float):
-        if x is None or y is None or not math.isclose(x, y, rel_tol=0, abs_tol=1e-12):
-            raise GabaritoError(f"the Report does not reproduce {where}: {x!r} stored, {y!r} now", path=PATH)
-    elif x != y:
-        raise GabaritoError(f"the Report does not reproduce {where}: {x!r} stored, {y!r} now", path=PATH)
 
 
 def migrated(data: dict) -> dict:
@@ -61,15 +46,15 @@ def migrated(data: dict) -> dict:
             raise GabaritoError(f"first stage {stage!r} already holds a Report", path=PATH)
         report = report_from_values(block["per_query"], MEASURES, resamples=params["bootstrap_resamples"],
                                     seed=params["seed"], family=Against(stage))
-        _same(block["means"], {k: {m: report.mean(k, m) for m in MEASURES} for k in block["means"]}, f"{stage}/means")
-        _same(block["ci"], {k: {m: list(report.interval(k, m)) for m in MEASURES} for k in block["ci"]}, f"{stage}/ci")
+        require_same(block["means"], {k: {m: report.mean(k, m) for m in MEASURES} for k in block["means"]}, f"{stage}/means", PATH)
+        require_same(block["ci"], {k: {m: list(report.interval(k, m)) for m in MEASURES} for k in block["ci"]}, f"{stage}/ci", PATH)
         rows = {m: [{k: v for k, v in r.items() if k != "measure"} for r in report.to_dict()["tests"] if r["measure"] == m]
                 for m in MEASURES}
-        _same(block["tests"], rows, f"{stage}/tests")
-        _same(block["n_queries"], report.n, f"{stage}/n_queries")
+        require_same(block["tests"], rows, f"{stage}/tests", PATH)
+        require_same(block["n_queries"], report.n, f"{stage}/n_queries", PATH)
         stages[stage] = {"report": report.to_dict(), "convex_weights": block["convex_weights"]}
     for n in (10, 20):
-        _same(data[f"at_{n}"], at_n(stages, n), f"at_{n}")
+        require_same(data[f"at_{n}"], at_n(stages, n), f"at_{n}", PATH)
     return {**data, "first_stages": stages}
 
 

@@ -45,10 +45,9 @@ from pathlib import Path
 from gabarito.core.methods import reading
 from gabarito.core.runs import Qrels, Run
 from gabarito.hashing import sha256_file
-from gabarito.measure.readings import GRID, HOWS, lift_difference, primary_holm, reading_variants
+from gabarito.measure.readings import GRID, HOWS, lift_difference, reading_variants, stage_report
+from gabarito.measure.readings import primary_holm as holm_across_folds
 from gabarito.measure.readings import PRIMARY as READING_PRIMARY
-from gabarito.measure.score import score_runs
-from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
@@ -148,13 +147,10 @@ def read_stage(ctx, stage: str, first: Run, queries: Queries, texts: dict, reade
     """One first stage of one set under one regime: scores, tests and the per-question nDCG@10."""
     variants, weights = reading_variants(first, queries, texts, reader, qrels, NS, seed=ctx.seed)
     runs = {stage: first, **variants}
-    scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
-    nd = {k: scored.per_query[k][TESTED_ON] for k in runs}
-    tests = against_baseline(nd, stage, resamples=ctx.resamples, seed=ctx.seed)
-    primary = reading(*PRIMARY)
-    return {"n_queries": scored.n, "means": {k: {m: scored.mean(k, m) for m in MEASURES} for k in runs},
-            "ci": {k: {m: list(scored.interval(k, m) or ()) for m in MEASURES} for k in runs},
-            f"tests_{TESTED_ON}": tests, "convex_weights": weights,
+    scored = stage_report(runs, qrels, stage, MEASURES, tested=TESTED_ON, resamples=ctx.resamples, seed=ctx.seed)
+    nd = {k: scored.values(k, TESTED_ON) for k in runs}
+    primary = str(reading(*PRIMARY))
+    return {"report": scored.to_dict(per_query=False), "convex_weights": weights,
             f"per_query_{TESTED_ON}": {stage: nd[stage], primary: nd[primary]}}, nd
 
 
@@ -191,9 +187,13 @@ def auc_beside_bm25(ctx, sets: dict, texts: dict, reader, bm25_run: Run) -> dict
 
 def primary_holm(sets: dict) -> dict:
     """The primary comparison and the lesson across the sets, Holm-corrected, per regime."""
-    views = {f"{key}/{regime}": {**r[regime], "recipe": regime} for key, r in sets.items() for regime in REGIMES}
-    out = primary_holm(views)
-    return {regime: {k.split("/")[0]: v for k, v in rows.items()} for regime, rows in out.items()}
+    views, set_of = {}, {}
+    for key, r in sets.items():
+        for regime in REGIMES:
+            views[f"{key}/{regime}"] = {**r[regime], "recipe": regime}
+            set_of[f"{key}/{regime}"] = key
+    out = holm_across_folds(views)
+    return {regime: {set_of[k]: v for k, v in rows.items()} for regime, rows in out.items()}
 
 
 def parameters(ctx, keys: list[str], config, judgments_sha: dict) -> dict:

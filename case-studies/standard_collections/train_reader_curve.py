@@ -37,8 +37,6 @@ from pathlib import Path
 from gabarito.core.methods import reading
 from gabarito.core.runs import Run
 from gabarito.hashing import sha256_file, sha256_text
-from gabarito.measure.score import score_runs
-from gabarito.measure.tuning import against_baseline
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.models import cache_dir, resolve, weights_sha256
@@ -47,7 +45,7 @@ from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.measure.reader_validation import validation
-from gabarito.measure.readings import holm_over
+from gabarito.measure.readings import holm_over, stage_report, row_against
 from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation
 from gabarito.retrieval.rerank.resumable import CurveConfig, finished, train_resumable
 from gabarito.retrieval.rerank.weak import pseudo_queries
@@ -205,15 +203,13 @@ def measure_fold(ctx, c, folder: Path, max_length: int) -> dict:
         for how, n in (PRIMARY, *SECONDARY):
             read = SecondReading(reader, texts, n=n)(queries, first)
             runs[f"{how}@{n}"] = fuse_reading(first, read, n, how=how)
-    scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
-    nd = {k: scored.per_query[k]["nDCG@10"] for k in runs}
+    scored = stage_report(runs, qrels, "bm25", MEASURES, resamples=ctx.resamples, seed=ctx.seed)
     with ctx.phase(f"AUC ({c.name})"):
         auc = weak.auc_beside_bm25(ctx, c, reader)
     return {"first_stage": FIRST_STAGE, "run_sha256": sha256_file(judged._run_file(c.name, FIRST_STAGE)),
-            "n_queries": scored.n, "means": {k: {m: scored.mean(k, m) for m in MEASURES} for k in runs},
-            "ci": {k: {m: list(scored.interval(k, m) or ()) for m in MEASURES} for k in runs},
-            "tests_nDCG@10": against_baseline(nd, "bm25", resamples=ctx.resamples, seed=ctx.seed),
-            "per_query_nDCG@10": nd, "auc": auc, "reader": reader.provenance(),
+            "report": scored.to_dict(per_query=False),
+            "per_query_nDCG@10": {k: scored.values(k, "nDCG@10") for k in runs}, "auc": auc,
+            "reader": reader.provenance(),
             "cost": {"pairs_read": reader.pairs_scored, "seconds": round(reader.seconds, 1)}}
 
 
@@ -222,8 +218,7 @@ def primary(folds: dict) -> dict:
     key = reading(*PRIMARY)
     out = {}
     for loss in sorted({f["loss"] for f in folds.values()}):
-        rows = {k: next(t for t in f["held_out"]["tests_nDCG@10"] if t["a"] == key)
-                for k, f in folds.items() if f["loss"] == loss}
+        rows = {k: row_against(f["held_out"]["report"], key, "bm25") for k, f in folds.items() if f["loss"] == loss}
         out[loss] = {"tests": holm_over(rows), "family": sorted(rows), "comparison": f"{key} vs bm25, nDCG@10"}
     return out
 

@@ -29,7 +29,7 @@ from gabarito.core.methods import reading
 from gabarito.errors import GabaritoError
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
-from gabarito.measure.readings import holm_over
+from gabarito.measure.readings import holm_over, row_against
 from gabarito.retrieval.rerank.recipe import FILTER_MODEL, weak_plan
 from gabarito.study.readers import trained_model, training_arguments, training_config
 from gabarito.study.runner import say, variant_main
@@ -80,8 +80,8 @@ def run_cell(ctx, c, name: str, pairs: list) -> dict:
 
 def primary(cells: dict) -> dict:
     """RRF@N against BM25 per configuration, Holm over the collections of that configuration."""
-    return {name: holm_over({c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == reading("rrf", N))
-                                  for c in cells.values() if c["config"] == name})
+    return {name: holm_over({c["collection"]: row_against(c["bm25"]["report"], reading("rrf", N), "bm25")
+                             for c in cells.values() if c["config"] == name})
             for name in sorted({c["config"] for c in cells.values()})}
 
 

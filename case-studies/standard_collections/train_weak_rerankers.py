@@ -32,9 +32,7 @@ from pathlib import Path
 from gabarito.hashing import sha256_file
 from gabarito.core.methods import reading
 from gabarito.core.runs import Run
-from gabarito.measure.score import score_runs
-from gabarito.measure.readings import GRID, HOWS, PRIMARY, lift_difference, primary_holm, reading_variants
-from gabarito.measure.tuning import against_baseline
+from gabarito.measure.readings import GRID, HOWS, PRIMARY, lift_difference, primary_holm, reading_variants, stage_report
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
@@ -78,7 +76,8 @@ def weak_training_pairs(c, seed: int, encoder) -> tuple[list, dict]:
 
 def evaluate_fold(ctx, c, reader, stages: dict | None = None, ns: tuple = NS) -> tuple[dict, dict]:
     """Scores of each first stage (default: all of ``FIRST_STAGES``) and its readings of the top
-    ``ns``; the per-question nDCG@10 the lesson reads."""
+    ``ns`` (a :func:`~gabarito.measure.readings.stage_report` each, stored as ``report``); the
+    per-question nDCG@10 the lesson reads."""
     judged_q = c.judged_queries()
     queries = Queries([q.id for q in judged_q], [q.query for q in judged_q])
     texts = {d.id: d.text for d in c.documents}
@@ -89,15 +88,10 @@ def evaluate_fold(ctx, c, reader, stages: dict | None = None, ns: tuple = NS) ->
         with ctx.phase(f"second reading ({c.name}, {stage})"):
             variants, weights = reading_variants(first, queries, texts, reader, qrels, ns, seed=ctx.seed)
         runs = {stage: first, **variants}
-        scored = score_runs(runs, qrels, MEASURES, tested=[], resamples=ctx.resamples, seed=ctx.seed)
-        nd = {k: scored.per_query[k]["nDCG@10"] for k in runs}
-        tests = against_baseline(nd, stage, resamples=ctx.resamples, seed=ctx.seed)
+        scored = stage_report(runs, qrels, stage, MEASURES, resamples=ctx.resamples, seed=ctx.seed)
         out[stage] = {"method": method, "run_sha256": sha256_file(judged._run_file(c.name, method)),
-                      "n_queries": scored.n,
-                      "means": {k: {m: scored.mean(k, m) for m in MEASURES} for k in runs},
-                      "ci": {k: {m: list(scored.interval(k, m) or ()) for m in MEASURES} for k in runs},
-                      "tests_nDCG@10": tests, "convex_weights": weights}
-        per_query[stage] = nd
+                      "report": scored.to_dict(per_query=False), "convex_weights": weights}
+        per_query[stage] = {k: scored.values(k, "nDCG@10") for k in runs}
     return out, per_query
 
 
@@ -133,7 +127,7 @@ def run_fold(ctx, collections: dict, held: str, recipe: str, encoder) -> dict:
     with ctx.phase(f"AUC ({held})"):
         auc = auc_beside_bm25(ctx, c, reader)
     say(f"weak_rerankers: {held} ({recipe}): {reader.pairs_scored} pairs read in {reader.seconds:.0f} s")
-    return {"recipe": recipe, "weak_pairs": counts, "training": record, "reader": reader.provenance(),
+    return {"collection": held, "recipe": recipe, "weak_pairs": counts, "training": record, "reader": reader.provenance(),
             "first_stages": stages, "auc": auc, "per_query_nDCG@10": per_query,
             "lesson": lesson(per_query, ctx.seed, ctx.resamples),
             "cost": {"pairs_read": reader.pairs_scored, "seconds": round(reader.seconds, 1)}}

@@ -20,7 +20,7 @@ from gabarito.core.methods import among, declare, reading
 from gabarito.core.page_guard import stored
 from gabarito.errors import GabaritoError
 from gabarito.measure.readings import readings_at
-from gabarito.measure.report import verdict
+from gabarito.measure.report import Report, as_report, verdict
 from gabarito.measure.stats import ALPHA
 from gabarito.study.claims import Family, FileClaims, holm_family
 
@@ -82,12 +82,16 @@ def recipes(res: Mapping) -> list[str]:
     return list(res["primary"])
 
 
+def stage_report(fold: Mapping, stage: str) -> Report:
+    """The Report of one first stage and its readings in a fold (or an ablation cell)."""
+    return as_report(fold["first_stages"][stage]["report"] if "first_stages" in fold else fold[stage]["report"])
+
+
 def _stage_row(fold: Mapping, stage: str, key: str, alpha: float) -> dict:
-    s = fold["first_stages"][stage]
-    test = next(t for t in s["tests_nDCG@10"] if t["a"] == key)
-    return {"before": s["means"][stage][MEASURE], "after": s["means"][key][MEASURE], "diff": test["mean_diff"],
-            "ci": [test["ci_low"], test["ci_high"]], "p_holm": test["p_holm"],
-            "verdict": verdict(test["mean_diff"], test["p_holm"], alpha)}
+    report = stage_report(fold, stage)
+    test = report.compare(key, stage, MEASURE)
+    return {"before": report.mean(stage, MEASURE), "after": report.mean(key, MEASURE), "diff": test.diff,
+            "ci": list(test.ci), "p_holm": test.p_holm, "verdict": verdict(test.diff, test.p_holm, alpha)}
 
 
 def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA, family: Family | None = None) -> list[dict]:
@@ -103,7 +107,7 @@ def rows(res: Mapping, recipe: str = "weak", alpha: float = ALPHA, family: Famil
                 "verdict": verdict(prim["diff"], p_holm[name], alpha)}
         auc = fold["auc"]
         out.append({
-            "collection": name.split("/")[0], "fold": name, "n_queries": fold["first_stages"]["bm25"]["n_queries"],
+            "collection": fold["collection"], "fold": name, "n_queries": stage_report(fold, "bm25").n,
             "bm25": bm25, "dense": _stage_row(fold, "dense", key, alpha),
             "lesson": {"diff": prim["lesson_diff"], "ci": prim["lesson_ci"], "p_holm": prim["lesson_p_holm"],
                        "verdict": verdict(prim["lesson_diff"], prim["lesson_p_holm"], alpha)},
@@ -134,14 +138,12 @@ def headline(res: Mapping, recipe: str = "weak", alpha: float = ALPHA, family: F
 def variant_means(res: Mapping, name: str, stage: str) -> list[dict]:
     """Every reading of one first stage in one collection: how, N, mean nDCG@10 and the test
     against the first stage (exploratory: Holm within the stage's variants)."""
-    s = res["folds"][name]["first_stages"][stage]
-    tests = {t["a"]: t for t in s["tests_nDCG@10"]}
+    report = stage_report(res["folds"][name], stage)
     ran = declare(readings_at(res["provenance"]["parameters"]["ns"]))
     out = []
-    for key, t in tests.items():
-        m = among(key, ran)
-        out.append({"how": m.how, "n": m.top, "mean": s["means"][key][MEASURE], "diff": t["mean_diff"],
-                    "p_holm": t["p_holm"]})
+    for t in report.comparisons(MEASURE, against=stage):
+        m = among(t.a, ran)
+        out.append({"how": m.how, "n": m.top, "mean": report.mean(t.a, MEASURE), "diff": t.diff, "p_holm": t.p_holm})
     return sorted(out, key=lambda r: (r["how"], r["n"]))
 
 
@@ -170,15 +172,15 @@ def ablation_rows(res: Mapping, family: Family | None = None) -> list[dict]:
     for cell in res["cells"].values():
         prim = res["primary"][cell["config"]][cell["collection"]]
         group = p_of.get((cell["config"],)) or p_of[()]
-        means = cell["bm25"]["means"]
+        report = stage_report(cell, "bm25")
         auc = cell["auc"]
         out.append({
             "collection": cell["collection"], "config": cell["config"], "base_model": cell["base_model"],
             "loss": cell["loss"], "steps": cell["training"]["steps"], "stopped_by": cell["training"]["stopped_by"],
             "train_seconds": cell["training"]["train_seconds"],
             "auc": {who: {kind: auc[who]["auc"].get(kind) for kind in (HARD, RANDOM)} for who in ("reader", "bm25")},
-            "bm25": means["bm25"][MEASURE],
-            **{how: means[reading(how, n)][MEASURE] for how in ("replace", "rrf", "convex")},
+            "bm25": report.mean("bm25", MEASURE),
+            **{how: report.mean(reading(how, n), MEASURE) for how in ("replace", "rrf", "convex")},
             "diff": prim["diff"], "ci": prim["ci"], "p": group[cell["collection"]], "corrected": family.correction})
     return out
 
@@ -225,8 +227,8 @@ def bm25_variant_table(res: Mapping, recipe: str = "weak") -> dict:
     study's order) and ``rows``, per collection, BM25 alone (``before``) and the mean of each
     reading (``means[(how, n)]``)."""
     return {"ns": list(res["provenance"]["parameters"]["ns"]),
-            "rows": [{"collection": name.split("/")[0],
-                      "before": res["folds"][name]["first_stages"]["bm25"]["means"]["bm25"][MEASURE],
+            "rows": [{"collection": res["folds"][name]["collection"],
+                      "before": stage_report(res["folds"][name], "bm25").mean("bm25", MEASURE),
                       "means": {(v["how"], v["n"]): v["mean"] for v in variant_means(res, name, "bm25")}}
                      for name in res["primary"][recipe]]}
 

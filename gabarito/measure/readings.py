@@ -4,6 +4,10 @@
   the reader's and the first stage's orders (``rrf@N``), and a convex combination of their
   normalized scores whose weight is chosen on the other half of the questions (``convex@N``,
   two-fold cross-fitting by :func:`gabarito.measure.tuning.cross_fit`);
+* :func:`stage_report` -- a first stage and its readings scored by the one scorer, each reading
+  tested against the stage (the family :class:`~gabarito.measure.families.Against`): the
+  :class:`~gabarito.measure.report.Report` a study stores per first stage (:func:`row_against` reads
+  one test back);
 * :func:`lift_difference` -- does a reading lift one first stage more than another? The paired
   difference, per question, of the two lifts (a row of :func:`gabarito.measure.stats.compare_methods`).
 """
@@ -14,8 +18,11 @@ from collections.abc import Mapping, Sequence
 
 from gabarito.core.methods import READING_JOINS, Method, reading
 from gabarito.core.runs import Run
+from gabarito.errors import GabaritoError
 from gabarito.measure import stats
-from gabarito.measure.families import Across, across
+from gabarito.measure.families import Across, Against, across
+from gabarito.measure.report import Report, as_report
+from gabarito.measure.score import score_runs
 from gabarito.measure.tuning import cross_fit
 from gabarito.retrieval.pipeline import SecondReading, fuse_reading
 from gabarito.retrieval.protocol import Queries
@@ -49,6 +56,27 @@ def reading_variants(first: Run, queries: Queries, texts: Mapping[str, str], rea
         runs[reading("convex", n)] = fit["run"]
         chosen[str(n)] = [f["chosen"] for f in fit["folds"]]
     return runs, chosen
+
+
+def stage_report(runs: Mapping[str, Run], qrels: Mapping, stage: str, measures: Sequence[str], *,
+                 tested: str = "nDCG@10", resamples: int, seed: int) -> Report:
+    """``runs`` (the first stage ``stage`` and its readings) scored on ``measures``; each reading
+    tested against ``stage`` on ``tested`` alone, Holm over the stage's readings
+    (``Against(stage)``). Stored with ``to_dict(per_query=False)`` beside the run's hash."""
+    return score_runs(runs, qrels, measures, tested=[tested], resamples=resamples, seed=seed,
+                      family=Against(stage))
+
+
+def row_against(block: Report | Mapping, key: str | Method, stage: str, measure: str = "nDCG@10") -> dict:
+    """The stored test row of reading ``key`` against first stage ``stage`` in a stage's Report
+    (a row of :func:`gabarito.measure.stats.compare_methods`: ``mean_diff``, ``ci_low``,
+    ``ci_high``, ``p_randomization``, ``p_holm`` over the stage's readings), as
+    :func:`holm_over` takes it."""
+    report = as_report(block)
+    for row in report.tests:
+        if row["measure"] == measure and row["a"] == str(key) and row["b"] == str(stage):
+            return dict(row)
+    raise GabaritoError(f"the report holds no test of {key!r} against {stage!r} on {measure!r}")
 
 
 def lift_difference(before_a: Mapping[str, float], after_a: Mapping[str, float], before_b: Mapping[str, float],
@@ -89,14 +117,14 @@ def primary_holm(results: Mapping[str, Mapping], primary: tuple[str, int] = PRIM
     (its lift over BM25 minus its lift over the dense first stage), also Holm-corrected: the
     families of :func:`primary_families`.
 
-    ``results`` maps a fold to its record: ``recipe``, ``first_stages.bm25.tests_nDCG@10`` (rows
-    of :func:`gabarito.measure.tuning.against_baseline`) and ``lesson`` (a row of :func:`lift_difference`)."""
+    ``results`` maps a fold to its record: ``recipe``, ``first_stages.bm25.report`` (a
+    :func:`stage_report`) and ``lesson`` (a row of :func:`lift_difference`)."""
     how, n = primary
     out = {}
     for recipe, fams in primary_families(results, primary).items():
         folds = fams["reading"]["members"]
-        fuse = holm_over({k: next(t for t in results[k]["first_stages"]["bm25"]["tests_nDCG@10"]
-                                  if t["a"] == f"{how}@{n}") for k in folds}, fams["reading"]["name"])
+        fuse = holm_over({k: row_against(results[k]["first_stages"]["bm25"]["report"], reading(how, n), "bm25")
+                          for k in folds}, fams["reading"]["name"])
         lesson = holm_over({k: results[k]["lesson"] for k in folds}, fams["lesson"]["name"])
         out[recipe] = {k: {**fuse[k], "lesson_diff": lesson[k]["diff"], "lesson_ci": lesson[k]["ci"],
                            "lesson_p_holm": lesson[k]["p_holm"]} for k in fuse}

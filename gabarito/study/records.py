@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import subprocess
@@ -117,6 +118,23 @@ def stamp_migration(data: dict, what: str, when: str, *, commit: str | None = No
     done = target.setdefault("migrations", [])
     if not any(m.get("what") == what for m in done):
         done.append({"what": what, "date": when, **({"commit": commit} if commit else {})})
+
+
+def require_same(stored, now, where: str, path: Path | None = None, tol: float = 1e-12) -> None:
+    """Stop (one line naming ``where`` and ``path``) unless ``now`` holds exactly the keys, lengths
+    and values of ``stored``, floats to ``tol``: what a one-off migration checks before it rewrites
+    a committed file from its own values."""
+    if isinstance(stored, dict) and isinstance(now, dict) and stored.keys() == now.keys():
+        for k in stored:
+            require_same(stored[k], now[k], f"{where}/{k}", path, tol)
+    elif isinstance(stored, (list, tuple)) and isinstance(now, (list, tuple)) and len(stored) == len(now):
+        for i, (a, b) in enumerate(zip(stored, now)):
+            require_same(a, b, f"{where}/{i}", path, tol)
+    elif isinstance(stored, float) or isinstance(now, float):
+        if stored is None or now is None or not math.isclose(stored, now, rel_tol=0, abs_tol=tol):
+            raise GabaritoError(f"not reproduced: {where}: {stored!r} stored, {now!r} now", path=path)
+    elif stored != now:
+        raise GabaritoError(f"not reproduced: {where}: {stored!r} stored, {now!r} now", path=path)
 
 
 def write_migrated(plans: Iterable[tuple[Path, dict]], what: str) -> None:

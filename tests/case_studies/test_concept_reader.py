@@ -7,8 +7,11 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
+import pytest
 
 from gabarito.inputs.corpus import Concept
+from gabarito.measure.families import Against
+from gabarito.measure.report import Report
 from gabarito.retrieval.rerank.training import POSITIVE
 from studies.benchmark_rrf import train_concept_reader as CR
 
@@ -75,3 +78,26 @@ def test_training_pairs_hold_no_name_prefixed_text():
     for p in pairs:
         name = CR.readable_name(p.doc_id.split(":")[-1])
         assert not p.text.lower().startswith(name) and QUESTION not in (p.query, p.text)
+
+
+def _regime(diff: float, p: float, lesson_p: float) -> dict:
+    """One set under one regime as the study stores it: BM25's Report block and the lesson row."""
+    row = {"measure": "nDCG@10", "a": "rrf@20", "b": "bm25", "mean_diff": diff, "ci_low": diff - 0.01,
+           "ci_high": diff + 0.01, "p_randomization": p, "p_holm": p}
+    report = Report(metrics={"bm25": {"nDCG@10": 0.5}, "rrf@20": {"nDCG@10": 0.5 + diff}}, tests=(row,), n=20,
+                    family=Against("bm25"))
+    return {"first_stages": {"bm25": {"report": report.to_dict()}},
+            "lesson": {"variant": "rrf@20", "mean_diff": 0.01, "ci_low": 0.0, "ci_high": 0.02,
+                       "p_randomization": lesson_p}}
+
+
+def test_the_primary_comparison_is_holm_corrected_over_the_sets_per_regime():
+    """It called itself once (a library import of the same name was shadowed): a rerun failed at its last step."""
+    sets = {"main": {"gold": _regime(0.05, 0.01, 0.2), "graded": _regime(0.02, 0.04, 0.5)},
+            "disjoint": {"gold": _regime(-0.03, 0.02, 0.3), "graded": _regime(0.01, 0.5, 0.5)}}
+    got = CR.primary_holm(sets)
+    assert sorted(got) == ["gold", "graded"] and sorted(got["gold"]) == ["disjoint", "main"]
+    assert got["gold"]["main"]["p_holm"] == pytest.approx(0.02)  # Holm over the two sets: .01 x 2
+    assert got["gold"]["disjoint"]["p_holm"] == pytest.approx(0.02)  # .02 x 1, kept monotone
+    assert got["graded"]["main"]["p_holm"] == pytest.approx(0.08) and got["graded"]["disjoint"]["p_holm"] == 0.5
+    assert got["gold"]["main"]["diff"] == 0.05 and got["gold"]["main"]["lesson_p_holm"] == pytest.approx(0.4)

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from gabarito.errors import GabaritoError
+from gabarito.measure.families import Against
+from gabarito.measure.report import Report
 from gabarito.publish.claims import RAW_P, p_header
 from gabarito.study.claims import Family
 from studies.standard_collections import weak_findings as wf
@@ -16,17 +18,19 @@ FAMILY = Family(name="fixture", at=("primary", "*", "*"), size=4, correction="ho
 
 
 def _stage(stage, before, after, diff, p):
-    return {"n_queries": 10, "means": {stage: {"nDCG@10": before}, "rrf@20": {"nDCG@10": after},
-                                       "replace@20": {"nDCG@10": before - 0.1}},
-            "tests_nDCG@10": [{"a": "replace@20", "b": stage, "mean_diff": -0.1, "ci_low": -0.2, "ci_high": 0.0,
-                               "p_holm": 0.01},
-                              {"a": "rrf@20", "b": stage, "mean_diff": diff, "ci_low": diff - 0.02,
-                               "ci_high": diff + 0.02, "p_holm": p}]}
+    """A first stage's Report block (what ``readings.stage_report`` stores), made by hand."""
+    tests = ({"measure": "nDCG@10", "a": "replace@20", "b": stage, "mean_diff": -0.1, "ci_low": -0.2,
+              "ci_high": 0.0, "p_holm": 0.01},
+             {"measure": "nDCG@10", "a": "rrf@20", "b": stage, "mean_diff": diff, "ci_low": diff - 0.02,
+              "ci_high": diff + 0.02, "p_holm": p})
+    report = Report(metrics={stage: {"nDCG@10": before}, "rrf@20": {"nDCG@10": after},
+                             "replace@20": {"nDCG@10": before - 0.1}}, tests=tests, n=10, family=Against(stage))
+    return {"report": report.to_dict()}
 
 
-def _fold(bm25_diff, dense_diff, dense_p):
+def _fold(collection, bm25_diff, dense_diff, dense_p):
     auc = {"auc": {wf.HARD: 0.6, wf.RANDOM: 0.9}}
-    return {"first_stages": {"bm25": _stage("bm25", 0.3, 0.3 + bm25_diff, bm25_diff, 0.5),
+    return {"collection": collection, "first_stages": {"bm25": _stage("bm25", 0.3, 0.3 + bm25_diff, bm25_diff, 0.5),
                              "dense": _stage("dense", 0.4, 0.4 + dense_diff, dense_diff, dense_p)},
             "auc": {"reader": auc, "bm25": {"auc": {wf.HARD: 0.4, wf.RANDOM: 0.95}}},
             "weak_pairs": {"pseudo_queries": 100, "dropped_as_false_negatives": 7},
@@ -40,8 +44,8 @@ def _primary(diff, p, lesson, lesson_p):
 
 RES = {
     "provenance": {"parameters": {"primary": ["rrf", 20], "ns": [20]}},
-    "folds": {"cranfield/weak": _fold(0.05, 0.01, 0.3), "cisi/weak": _fold(0.03, -0.04, 0.01),
-              "npl/weak": _fold(-0.02, 0.0, 1.0), "adi/weak": _fold(0.04, 0.02, 0.2)},
+    "folds": {"cranfield/weak": _fold("cranfield", 0.05, 0.01, 0.3), "cisi/weak": _fold("cisi", 0.03, -0.04, 0.01),
+              "npl/weak": _fold("npl", -0.02, 0.0, 1.0), "adi/weak": _fold("adi", 0.04, 0.02, 0.2)},
     "primary": {"weak": {"cranfield/weak": _primary(0.05, 0.004, 0.04, 0.02),
                          "cisi/weak": _primary(0.03, 0.03, 0.07, 0.001),
                          "npl/weak": _primary(-0.02, 0.04, -0.02, 0.3),
@@ -118,7 +122,8 @@ def _cell(collection, config, auc_hard, diff, stopped="step budget"):
     return {"collection": collection, "config": config, "base_model": "m", "loss": config.split("/")[1],
             "training": {"steps": 100, "stopped_by": stopped, "train_seconds": 60.0},
             "auc": {"reader": {"auc": {wf.HARD: auc_hard, wf.RANDOM: 0.7}}, "bm25": {"auc": {wf.HARD: 0.5, wf.RANDOM: 0.9}}},
-            "bm25": {"means": {k: {"nDCG@10": v} for k, v in means.items()}}}
+            "bm25": {"report": Report(metrics={k: {"nDCG@10": v} for k, v in means.items()}, n=10,
+                                      family=Against("bm25")).to_dict()}}
 
 
 ABLATION = {

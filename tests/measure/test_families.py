@@ -29,7 +29,7 @@ from gabarito.errors import GabaritoError
 from gabarito.measure import stats
 from gabarito.measure.families import (Across, Against, AllPairs, across, family_from_dict, paired_across,
                                        paired_tests)
-from gabarito.measure.readings import holm_over, lift_difference, primary_families, primary_holm
+from gabarito.measure.readings import holm_over, lift_difference, primary_families, primary_holm, row_against
 from gabarito.measure.report import Report
 from gabarito.measure.score import score_runs
 from gabarito.measure.tuning import against_baseline
@@ -184,7 +184,7 @@ def test_holm_over_reproduces_the_committed_ablation_primary():
     ablation = _load("case-studies/standard_collections/rerankers_weak_ablation.json")
     n = 20
     for name, stored in ablation["primary"].items():
-        rows = {c["collection"]: next(t for t in c["bm25"]["tests_nDCG@10"] if t["a"] == f"rrf@{n}")
+        rows = {c["collection"]: row_against(c["bm25"]["report"], f"rrf@{n}", "bm25")
                 for c in ablation["cells"].values() if c["config"] == name}
         _assert_close(holm_over(rows), stored, f"ablation primary {name}")
 
@@ -217,7 +217,8 @@ def test_against_reproduces_the_committed_weak_reader_tests_and_lessons():
         nd = record["per_query_nDCG@10"]
         for stage, entry in record["first_stages"].items():
             again = against_baseline(nd[stage], stage, resamples=resamples, seed=seed)
-            _assert_close(again, entry["tests_nDCG@10"], f"rerankers_weak {fold}/{stage}")
+            stored = [{k: v for k, v in row.items() if k != "measure"} for row in entry["report"]["tests"]]
+            _assert_close(again, stored, f"rerankers_weak {fold}/{stage}")
         key = "{}@{}".format(*params["primary"])
         lesson = lift_difference(nd["bm25"]["bm25"], nd["bm25"][key], nd["dense"]["dense"], nd["dense"][key],
                                  names=("bm25", "dense"), resamples=resamples, seed=seed)
