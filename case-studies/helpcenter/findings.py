@@ -331,19 +331,25 @@ def rivals(results: Mapping) -> list[dict]:
     questions, scored together as ``gabarito compare`` does (Holm over the pairs), on
     :data:`RIVAL_MEASURE`: per rival ``{"label", "mean", "chosen_mean", "diff"`` (chosen minus
     rival), ``"ci", "p_holm", "verdict"`` (``better``/``worse``/``same``, the chosen against it)``}``,
-    as the study stored them (``run_evaluations.py``, with :func:`compute_rivals`)."""
-    return [dict(r) for r in stored(results, "rivals")]
-
-
-def compute_rivals(results: Mapping, log_path: str | Path) -> list[dict]:
-    """:func:`rivals` computed from the runs the log names."""
-    pair = chosen(results)
-    others = [r for r in (best_dense(results), best_lexical(results)) if r is not pair]
-    ids = [pair["tuning"]["run_id"]] + [r["tuning"]["run_id"] for r in others]
-    report, names = score_records(load_runs(ids, log_path), RIVAL_MEASURE)
+    read from the Report the study stored (``run_evaluations.py``, with :func:`compute_rivals`)."""
+    block = stored(results, "rivals")
+    report, runs = Report.from_dict(block["report"]), block["runs"]
+    chosen_key, *others = runs
     out = []
-    for name, r in zip(names[1:], others):
-        c = report.compare(names[0], name, RIVAL_MEASURE)
-        out.append({"label": r["tuning"]["config"]["label"], "mean": c.mean_b, "chosen_mean": c.mean_a,
-                    "diff": c.diff, "ci": c.ci, "p_holm": c.p_holm, "verdict": c.verdict})
+    for key in others:
+        c = report.compare(chosen_key, key, block["measure"])
+        out.append({"label": runs[key]["label"], "mean": c.mean_b, "chosen_mean": c.mean_a, "diff": c.diff,
+                    "ci": None if c.ci is None else list(c.ci), "p_holm": c.p_holm, "verdict": c.verdict})
     return out
+
+
+def compute_rivals(results: Mapping, log_path: str | Path) -> dict:
+    """What :func:`rivals` reads, computed from the runs the log names: ``{"measure", "runs":
+    {name in the report: {"run_id", "label"}} (the chosen first), "report"}``, the Report of the
+    chosen configuration and its rivals on their tuning runs (per-question values included)."""
+    pair = chosen(results)
+    entries = [pair] + [r for r in (best_dense(results), best_lexical(results)) if r is not pair]
+    report, names = score_records(load_runs([r["tuning"]["run_id"] for r in entries], log_path), RIVAL_MEASURE)
+    return {"measure": RIVAL_MEASURE, "report": report.to_dict(),
+            "runs": {name: {"run_id": r["tuning"]["run_id"], "label": r["tuning"]["config"]["label"]}
+                     for name, r in zip(names, entries)}}

@@ -111,12 +111,13 @@ def write_measurement(path: str | Path, data: Mapping) -> Path:
     return written
 
 
-def stamp_migration(data: dict, what: str, when: str, *, commit: str | None = None) -> None:
+def stamp_migration(data: dict, what: str, when: str, *, commit: str | None = None, once: bool = True) -> None:
     """Note in a results file's provenance (or at its top when it has none) that a one-off
-    migration ``what`` rewrote it on ``when`` (at ``commit`` when given), once."""
+    migration ``what`` rewrote it on ``when`` (at ``commit`` when given): once per ``what``, or
+    every time with ``once=False`` (a change that may happen again, each one dated)."""
     target = data["provenance"] if isinstance(data.get("provenance"), dict) else data
     done = target.setdefault("migrations", [])
-    if not any(m.get("what") == what for m in done):
+    if not once or not any(m.get("what") == what for m in done):
         done.append({"what": what, "date": when, **({"commit": commit} if commit else {})})
 
 

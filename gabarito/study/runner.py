@@ -219,8 +219,9 @@ def store_statistics(ctx: StudyContext, statistics: Statistics) -> Path:
     """Add the study's ``statistics`` to the results file it already wrote, recomputed from the
     values that file holds (a file edited since it was written, or written against other gold
     than the study's frozen gold now, is refused first); every other key is kept as it was, and
-    the file notes when and at which commit the statistics were stored (``provenance.migrations``).
-    Written atomically."""
+    the file notes when and at which commit each change of them was stored (``provenance.migrations``,
+    one entry per change: a statistic stored again in another shape or value is a new entry; the
+    same values again leave the file untouched). Written atomically."""
     import json
 
     from gabarito.study.records import now_iso, stamp_migration, verify_written, write_results
@@ -238,12 +239,16 @@ def store_statistics(ctx: StudyContext, statistics: Statistics) -> Path:
     if not recorded or other:
         raise GabaritoError(f"results computed against other gold ({', '.join(other) or 'none recorded'}): "
                             f"rerun the study", path=path)
-    added = statistics(results, ctx)
+    added = json.loads(json.dumps(statistics(results, ctx)))  # as the file will hold them
+    changed = sorted(k for k, v in added.items() if results.get(k) != v)
+    if not changed:
+        say(f"{ctx.spec.name}: {', '.join(sorted(added))} already stored as computed; {path} left as it was")
+        return path
     results.update(added)
-    stamp_migration(results, f"statistics stored from the measured values: {', '.join(sorted(added))}", now_iso(),
-                    commit=ctx.git.get("commit"))
+    stamp_migration(results, f"statistics stored from the measured values: {', '.join(changed)}", now_iso(),
+                    commit=ctx.git.get("commit"), once=False)
     path = write_results(path, results)
-    say(f"{ctx.spec.name}: stored {', '.join(sorted(added))} in {path}")
+    say(f"{ctx.spec.name}: stored {', '.join(changed)} in {path}")
     return path
 
 

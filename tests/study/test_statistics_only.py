@@ -96,3 +96,25 @@ def test_a_run_stores_its_statistics_and_statistics_only_never_runs(tmp_path):
         run_study(spec, run, ["--statistics-only"], statistics=statistics)
     with pytest.raises(SystemExit):  # a study without statistics has no such option
         run_study(spec, run, ["--statistics-only"])
+
+
+def test_statistics_stored_again_are_dated_once_per_change_and_the_same_values_leave_the_file_alone(tmp_path):
+    out = tmp_path / "judgments"
+    committed = _copy_without_statistics(out)
+    path = out / "results.json"
+    assert _gabarito("study", "judgments", "--statistics-only", "--out", str(out)).returncode == 0
+    first = path.read_bytes()
+    again = _gabarito("study", "judgments", "--statistics-only", "--out", str(out))
+    assert again.returncode == 0 and "left as it was" in again.stderr + again.stdout
+    assert path.read_bytes() == first  # the same values: no second stamp, no rewrite
+    data = json.loads(first)
+    data[KEY] = {"stored": "in an older shape"}  # as a file written before the statistic changed shape
+    write_measurement(path, data)
+    assert _gabarito("study", "judgments", "--statistics-only", "--out", str(out)).returncode == 0
+    now = json.loads(path.read_text(encoding="utf-8"))
+    assert now[KEY] == committed[KEY]
+    def stamps(d):
+        return [m for m in d["provenance"].get("migrations", []) if KEY in m["what"]]
+
+    assert len(stamps(now)) == len(stamps(json.loads(first))) + 1 == len(stamps(committed)) + 2
+    assert stamps(now)[-1]["what"] == f"statistics stored from the measured values: {KEY}"
