@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from gabarito.core.methods import Method
 from gabarito.core.page_guard import stored
 from gabarito.measure.families import Across, across
-from gabarito.measure.stats import ALPHA, bootstrap_ci_many
+from gabarito.measure.stats import ALPHA
+from studies.reranking.hit1 import compute_hit1_reports, hit1_intervals  # noqa: F401 (the page reads it here)
 from studies.reranking.methods import declared, readers
 
 #: The cuts at k the chapter counts (what enters a prompt), and the one its sentences read.
@@ -53,10 +54,10 @@ def headline_holm(rows: Sequence[Mapping]) -> list[float]:
 def statistics(results: Mapping) -> dict:
     """What ``run_rerank.py`` stores beside its measurements: each headline row's Holm p over the
     declared family (:func:`headline_holm`), the family, and the first-place hits' bootstrap
-    intervals (:func:`compute_hit1_intervals`)."""
+    Reports (:func:`studies.reranking.hit1.compute_hit1_reports`)."""
     head = [{**h, "p_holm": p} for h, p in zip(results["headline"], headline_holm(results["headline"]))]
     return {"headline": head, "headline_family": headline_family(head).to_dict(),
-            "hit1_intervals": compute_hit1_intervals({"headline": head, "per_question": results["per_question"]})}
+            "hit1_intervals": compute_hit1_reports({"headline": head, "per_question": results["per_question"]})}
 
 
 def headline(results: Mapping, alpha: float = ALPHA) -> dict:
@@ -348,33 +349,6 @@ def methods(res: Mapping) -> list[Method]:
     """Every method the results name, as the values the study declares (first stages, readers and
     the calibration's scorers after the headline's N): what a page names a key by."""
     return declared(res, headline_n(res))
-
-
-def hit1_intervals(res: Mapping) -> list[dict]:
-    """Per (first stage, reader) of the headline: what the study stored (``hit1_intervals``,
-    written by ``run_rerank.py`` with :func:`compute_hit1_intervals`)."""
-    return [dict(r) for r in stored(res, "hit1_intervals")]
-
-
-def compute_hit1_intervals(res: Mapping) -> list[dict]:
-    """Per (first stage, reader) of the headline, in its order: the first-place hits before and
-    after the second reading of the top N, read from each answerable question's gold rank, with
-    95% bootstrap intervals of both and of the paired difference (after minus before)."""
-    pairs = [(h["first_stage"], h["reader"]) for h in res["headline"]]
-    series = []
-    for stage, reader in pairs:
-        ranks = res["per_question"][stage][reader]
-        before = [1.0 if ranks[q][0] == 1 else 0.0 for q in sorted(ranks)]
-        after = [1.0 if ranks[q][1] == 1 else 0.0 for q in sorted(ranks)]
-        series += [before, after, [a - b for a, b in zip(after, before)]]
-    cis = bootstrap_ci_many(series)
-    out = []
-    for i, (stage, reader) in enumerate(pairs):
-        b, a, d = series[3 * i:3 * i + 3]
-        out.append({"first_stage": stage, "reader": reader, "n": len(b), "before": sum(b) / len(b),
-                    "after": sum(a) / len(a), "diff": sum(d) / len(d), "ci_before": cis[3 * i],
-                    "ci_after": cis[3 * i + 1], "ci_diff": cis[3 * i + 2]})
-    return out
 
 
 def essential(res: Mapping, alpha: float = ALPHA) -> dict:

@@ -35,9 +35,9 @@ def _measured():
             CE: {"q1": [1, 2], "q2": [2, 2], "q3": [1, 3], "q4": [None, None]},
         }},
         "headline": [
-            {"first_stage": "bm25", "reader": "r1", "before": {"hit@1": 0.5, "mrr": 0.6}, "after": {"hit@1": 0.75, "mrr": 0.8},
+            {"first_stage": "bm25", "reader": "r1", "N": 3, "before": {"hit@1": 0.5, "mrr": 0.6}, "after": {"hit@1": 0.75, "mrr": 0.8},
              "cutoff1": {"gained": 2, "lost": 0, "p": 0.5}},
-            {"first_stage": "bm25", "reader": CE, "before": {"hit@1": 0.5, "mrr": 0.6}, "after": {"hit@1": 0.0, "mrr": 0.4},
+            {"first_stage": "bm25", "reader": CE, "N": 3, "before": {"hit@1": 0.5, "mrr": 0.6}, "after": {"hit@1": 0.0, "mrr": 0.4},
              "cutoff1": {"gained": 0, "lost": 2, "p": 0.001}},
         ],
     }
@@ -53,7 +53,7 @@ def test_hit1_intervals_read_the_ranks_and_hold_their_means():
         for key, value in (("ci_before", r["before"]), ("ci_after", r["after"]), ("ci_diff", r["diff"])):
             lo, hi = r[key]
             assert lo <= value <= hi
-    assert ce["ci_after"] == (0.0, 0.0)  # never first after the cross-encoder
+    assert ce["ci_after"] == [0.0, 0.0]  # never first after the cross-encoder
 
 
 def test_essential_names_the_best_pair_and_the_cross_encoder_s_pairs():

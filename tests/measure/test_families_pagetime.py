@@ -62,15 +62,33 @@ def test_the_headline_reads_the_holm_the_study_stored():
 
 def test_the_hit1_intervals_are_read_as_stored_and_equal_the_computation():
     res = _load(RERANKING / "results.json")
-    computed = PA.compute_hit1_intervals(res)
+    computed = PA.compute_hit1_reports(res)
     stored = json.loads(json.dumps({**res, "hit1_intervals": computed}))  # what run_rerank.py writes, through JSON
     assert stored["hit1_intervals"] == res["hit1_intervals"]  # and what the committed file holds
     read = PA.hit1_intervals(stored)
-    assert [(r["first_stage"], r["reader"], r["before"], r["after"], list(r["ci_diff"])) for r in read] == \
-        [(r["first_stage"], r["reader"], r["before"], r["after"], list(r["ci_diff"])) for r in computed]
-    stored["hit1_intervals"][0]["ci_diff"] = [9.0, 9.0]  # the findings read the stored value, never recompute it
+    for r, block in zip(read, computed):  # each row is its Report: means, intervals, the paired difference
+        report = block["report"]
+        assert (r["first_stage"], r["reader"], r["before"], r["after"]) == \
+            (block["first_stage"], block["reader"], report["metrics"][r["first_stage"]]["hit@1"],
+             report["metrics"][block["reading"]]["hit@1"])
+        assert r["ci_diff"] == [report["tests"][0]["ci_low"], report["tests"][0]["ci_high"]]
+    first = stored["hit1_intervals"][0]["report"]["tests"][0]
+    first["ci_low"], first["ci_high"] = 9.0, 9.0  # the findings read the stored value, never recompute it
     assert PA.hit1_intervals(stored)[0]["ci_diff"] == [9.0, 9.0]
     assert PA.essential(stored)["n"] == PA.essential(res)["n"]
+
+
+def test_the_hit1_reports_give_the_intervals_and_sign_tests_the_chapter_always_showed():
+    """The Reports reproduce, bit for bit, the intervals stored before them (one shared bootstrap
+    draw of every series, then) and each row's exact sign test is the headline's ``cutoff1`` p."""
+    res = _load(RERANKING / "results.json")
+    before = [{"first_stage": "bm25", "reader": "bi-encoder mpnet", "n": 73, "before": 0.4931506849315068,
+               "after": 0.3972602739726027, "diff": -0.0958904109589041,
+               "ci_before": [0.3835616438356164, 0.6027397260273972], "ci_after": [0.2876712328767123, 0.5068493150684932],
+               "ci_diff": [-0.2191780821917808, 0.0273972602739726]}]  # the committed file of 2026-12-07, first row
+    assert PA.hit1_intervals(res)[:1] == before
+    for block, h in zip(res["hit1_intervals"], res["headline"]):
+        assert block["report"]["tests"][0]["p_sign"] == h["cutoff1"]["p"]
 
 
 # --- the reader trained longer (rerankers_budget.json against rerankers.json) -------------------------
