@@ -23,8 +23,9 @@ KINDS = ("R", "RR", "nDCG", "P", "AP", "hit")
 NEEDS_CUTOFF = frozenset({"R", "P", "hit"})
 #: The measure names :class:`Measure` understands, for messages and ``--measures`` help.
 MEASURE_FORMS = "R@k, RR@k, nDCG@k, P@k, AP@k or hit@k (RR, nDCG and AP also without @k)"
-#: Other spellings accepted by ``Measure.parse(..., loose=True)`` (lower case): MRR@k is RR@k.
-ALIASES = {"mrr": "RR"}
+#: Other spellings accepted by ``Measure.parse(..., loose=True)`` (lower case): MRR@k is RR@k,
+#: recall@k is R@k.
+ALIASES = {"mrr": "RR", "recall": "R"}
 
 _NAME = re.compile(r"^(R|RR|nDCG|P|AP|hit)(?:@([1-9][0-9]*))?$")
 _LOOSE = re.compile(r"^([A-Za-z]+)(?:@([1-9][0-9]*))?$")

