@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from gabarito.core.page_guard import stored
+from gabarito.errors import GabaritoError
 from gabarito.evaluation import findings as run_findings
 from gabarito.evaluation.compare import compare_runs, load_runs
 from gabarito.evaluation.paired import score_records
@@ -53,6 +54,21 @@ RIVAL_MEASURE = "RR@10"
 
 
 # -- reading ------------------------------------------------------------------------------------
+
+def settings(results: Mapping) -> dict[str, tuple[str, str]]:
+    """``{label: (group, variant)}`` of every configuration the study ran (tuning and held-out
+    runs): what a page names a run's label by (:func:`gabarito.publish.labels.settings_namer`),
+    read from the results, never from the label's text. A label given to two settings is one line."""
+    out: dict[str, tuple[str, str]] = {}
+    for group, entries in results["groups"].items():
+        for entry in entries:
+            for split in ("tuning", "heldout"):
+                label = entry[split]["config"]["label"]
+                if out.setdefault(label, (group, entry["variant"])) != (group, entry["variant"]):
+                    raise GabaritoError(f"configuration label {label!r} names two settings: {out[label]} and "
+                                        f"{(group, entry['variant'])}")
+    return out
+
 
 def runs(results: Mapping, *groups: str) -> list[Mapping]:
     """The runs (tuning and held-out pairs) of the named groups, in order; all groups without names."""

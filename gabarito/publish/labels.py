@@ -18,11 +18,12 @@ note stops the site build instead of reaching a reader in English.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from gabarito.core.measures import Measure
 from gabarito.core.methods import Method, among, declare
 from gabarito.errors import GabaritoError
+from gabarito.inputs.segment import parse_spec
 from gabarito.inputs.collections import registry
 from gabarito.publish import catalog
 from gabarito.publish.formatting import Html
@@ -256,28 +257,47 @@ def namer(declared: Iterable[Method]):
 
 def segmentation(spec: str) -> str:
     """``section -> 'seção (com títulos na frente)'``; ``recursive:120:20 -> 'pedaços de até 120
-    palavras, 20 de sobreposição'``."""
+    palavras, 20 de sobreposição'`` (the spec read by :func:`gabarito.inputs.segment.parse_spec`)."""
     if spec in _SEGMENTATION:
         return _SEGMENTATION[spec]
-    return _by_rules([(r"recursive:(\d+):(\d+)", lambda m: f"pedaços de até {m[1]} palavras"
-                       + (f", {m[2]} de sobreposição" if m[2] != "0" else ""))], spec, "segmentation")
+    try:
+        mode, size, overlap = parse_spec(spec)
+    except GabaritoError:
+        raise _unknown("segmentation", spec) from None
+    if mode != "recursive":
+        return _SEGMENTATION[mode]
+    return f"pedaços de até {size} palavras" + (f", {overlap} de sobreposição" if overlap else "")
 
 
-#: Configuration labels of the evaluate chapter.
-_SETTING_RULES = [
-    (r"seg=(.+)", lambda m: f"Recorte: {segmentation(m[1])}"),
-    (r"model=(.+)", lambda m: f"Denso {model(m[1])}"),
-    (r"bm25 (\w+)", lambda m: f"BM25, analisador {term('analyzer', m[1])}"),
-    (r"(standard|portuguese|english)", lambda m: f"BM25, analisador {term('analyzer', m[1])}"),
-    (r"[\w.-]+/[\w.-]+", lambda m: f"Denso {model(m[0])}"),
-    (r"document|paragraph|section|recursive:\d+:\d+", lambda m: segmentation(m[0]).capitalize()),
-]
+#: The evaluate chapter's groups of configurations, each naming a run by the one setting it varies.
+_SETTING_GROUPS = {
+    "segmentation": lambda variant: f"Recorte: {segmentation(variant)}",
+    "model": lambda variant: f"Denso {model(variant)}",
+    "lexical": lambda variant: f"BM25, analisador {term('analyzer', variant)}",
+}
 
 
-def setting(label: str) -> str:
-    """A configuration label of the evaluate chapter: ``seg=paragraph``, ``model=<id>``,
-    ``bm25 standard``, ``hybrid``, or a bare variant (``document``, a model id, ``portuguese``)."""
-    return METHODS[label] if label in METHODS else _by_rules(_SETTING_RULES, label, "setting")
+def setting(group: str, variant: str) -> str:
+    """The Portuguese name of a configuration of the evaluate chapter from the setting it varies:
+    ``("segmentation", "recursive:120:20") -> 'Recorte: pedaços de até 120 palavras, 20 de
+    sobreposição'``, ``("lexical", "portuguese") -> 'BM25, analisador de português'``; the fusion
+    (group ``hybrid``) is the method :data:`METHODS` names ``hybrid``."""
+    if group == "hybrid":
+        return METHODS["hybrid"]
+    if group not in _SETTING_GROUPS:
+        raise _unknown("group of configurations", group)
+    return _SETTING_GROUPS[group](variant)
+
+
+def settings_namer(settings: Mapping[str, tuple[str, str]]):
+    """``name(label)``: the Portuguese name of a run the help-center study labelled ``label``,
+    from the ``(group, variant)`` its results record for that label (``settings``, e.g.
+    ``studies.helpcenter.findings.settings(results)``); the label is never taken apart."""
+    def name(label: str) -> str:
+        if label not in settings:
+            raise GabaritoError(f"no configuration labelled {label!r} in the results; known: {', '.join(settings)}")
+        return setting(*settings[label])
+    return name
 
 
 #: The Portuguese name of each kind of measure (:mod:`gabarito.core.measures`), before its cutoff.

