@@ -40,6 +40,10 @@ VOLATILE_PATHS = tuple(tuple(p.split("/")) for p in (
     "**/timings", "**/timings_s",  # phase timings of one evaluation or collection
     "not_run_committed/*/date",  # when the committed results a budget did not rerun were computed
     "**/engine/index",  # whether an evaluation built its ArcadeDB index or reused one (its content is fingerprinted)
+    # the load-time agreement check of an encoder's ONNX copy with torch: its largest |delta| (about
+    # 1e-7) moves with the copy a cold cache exports again; its verdict (equivalent, top-10 identical)
+    # and the rankings it guards (run.trec) are compared
+    "**/model/equivalence/max_abs_delta",
 ))
 #: Keys named by a unit of time or rate, or a ratio of such measures (``query_s``, ``latency_ms``,
 #: ``qps_ratio_to_arcadedb``, ``bm25_over_floor``); a bare ``time`` is no unit. Skips nothing.

@@ -121,6 +121,21 @@ def test_an_index_built_or_reused_is_the_record_of_the_run_and_its_name_nothing_
     assert compare_json(a, b)[0] == "differs"
 
 
+
+def test_the_onnx_check_s_largest_delta_is_the_record_of_the_run_and_its_verdict_is_not(tmp_path):
+    """A cold rerun exports the encoder's ONNX copy again: the check's largest |delta| moves in its
+    last bits, in a results file and in a run log; whether the copy is equivalent still counts."""
+    def run(delta, equivalent=True):
+        return {"model": {"equivalence": {"max_abs_delta": delta, "top10_identical": True, "equivalent": equivalent}},
+                "summary": {"mrr": 0.5}}
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"groups": {"model": [{"tuning": run(8.1e-07)}]}}))
+    b.write_text(json.dumps({"groups": {"model": [{"tuning": run(7.7e-07)}]}}))
+    assert compare_json(a, b)[0] == "same numbers"
+    b.write_text(json.dumps({"groups": {"model": [{"tuning": run(7.7e-07, equivalent=False)}]}}))
+    assert compare_json(a, b)[0] == "differs"
+
 SCRIPT = '''"""A study that measures its latency (declared for benchmark_rrf/results.json) and holds a
 per-set latency no declaration names."""
 import os
