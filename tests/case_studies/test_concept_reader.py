@@ -93,11 +93,48 @@ def _regime(diff: float, p: float, lesson_p: float) -> dict:
 
 def test_the_primary_comparison_is_holm_corrected_over_the_sets_per_regime():
     """It called itself once (a library import of the same name was shadowed): a rerun failed at its last step."""
-    sets = {"main": {"gold": _regime(0.05, 0.01, 0.2), "graded": _regime(0.02, 0.04, 0.5)},
-            "disjoint": {"gold": _regime(-0.03, 0.02, 0.3), "graded": _regime(0.01, 0.5, 0.5)}}
+    names = list(CR.GOLD_SETS)
+    raw = dict(zip(names, (0.01, 0.02, 0.03, 0.2, 0.5)))
+    sets = {k: {"gold": _regime(0.05, raw[k], 0.2), "graded": _regime(0.02, 0.04, 0.5)} for k in names}
     got = CR.primary_holm(sets)
-    assert sorted(got) == ["gold", "graded"] and sorted(got["gold"]) == ["disjoint", "main"]
-    assert got["gold"]["main"]["p_holm"] == pytest.approx(0.02)  # Holm over the two sets: .01 x 2
-    assert got["gold"]["disjoint"]["p_holm"] == pytest.approx(0.02)  # .02 x 1, kept monotone
-    assert got["graded"]["main"]["p_holm"] == pytest.approx(0.08) and got["graded"]["disjoint"]["p_holm"] == 0.5
-    assert got["gold"]["main"]["diff"] == 0.05 and got["gold"]["main"]["lesson_p_holm"] == pytest.approx(0.4)
+    assert sorted(got) == ["gold", "graded"] and sorted(got["gold"]) == sorted(names)
+    assert [got["gold"][k]["p_holm"] for k in names] == pytest.approx([0.05, 0.08, 0.09, 0.4, 0.5])  # Holm over five
+    assert got["graded"][names[0]]["p_holm"] == pytest.approx(0.2) and got["gold"][names[0]]["diff"] == 0.05
+    assert got["gold"][names[0]]["lesson_p_holm"] == pytest.approx(1.0)
+
+
+def test_fewer_sets_than_declared_are_written_as_incomplete_with_no_holm_p():
+    two = {k: {"gold": _regime(0.05, 0.01, 0.2), "graded": _regime(0.02, 0.04, 0.5)} for k in ("main", "disjoint")}
+    got = CR.primary_holm(two)
+    assert got["gold"]["incomplete"] == {"sets": ["disjoint", "main"], "declared": list(CR.GOLD_SETS)}
+    assert got["gold"]["rows"]["main"] == {"diff": 0.05, "ci": pytest.approx([0.04, 0.06]), "p": 0.01}
+    assert "p_holm" not in str(got)
+
+
+@pytest.mark.integration
+def test_a_tiny_run_through_the_command_line_reaches_its_last_step(tmp_path):
+    """Five steps of training, one gold set: every stage stored as a Report, the primary written as
+    incomplete (one set is not the declared family), the lesson and the AUC beside them."""
+    import json
+    import subprocess
+    import sys
+
+    from copies import ROOT, studies_env
+
+    out = tmp_path / "out"
+    env = {**studies_env(ROOT / "case-studies"), "GABARITO_CACHE_DIR": str(tmp_path / "cache"), "GABARITO_QUIET": "1"}
+    proc = subprocess.run([sys.executable, str(ROOT / "case-studies" / "benchmark_rrf" / "train_concept_reader.py"),
+                           "--steps", "5", "--sets", "main", "--resamples", "200", "--out", str(out)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    res = json.loads((out / "reader_concepts.json").read_text(encoding="utf-8"))
+    for regime in CR.REGIMES:
+        r = res["sets"]["main"][regime]
+        for stage in ("bm25", "vector"):
+            report = Report.from_dict(r["first_stages"][stage]["report"])
+            assert report.family.to_dict()["baseline"] == stage and report.n > 0
+            assert len(report.comparisons("nDCG@10", against=stage)) == 9  # 3 ways x 3 depths, Holm over them
+        assert r["lesson"]["variant"] == "rrf@20"
+        assert res["primary"][regime]["incomplete"]["sets"] == ["main"] and "p_holm" not in str(res["primary"][regime])
+    assert res["training"]["steps"] == 5
+    assert all(0.0 <= v <= 1.0 for v in res["auc"]["reader"]["auc"].values())
