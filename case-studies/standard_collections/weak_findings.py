@@ -22,7 +22,7 @@ from gabarito.errors import GabaritoError
 from gabarito.measure.readings import readings_at
 from gabarito.measure.report import Report, as_report, verdict
 from gabarito.measure.stats import ALPHA
-from gabarito.study.claims import Family, FileClaims, holm_family
+from gabarito.study.claims import Family, FileClaims, check_family, holm_family
 
 MEASURE = "nDCG@10"
 HARD, RANDOM = "assumed non-relevant", "random, assumed non-relevant"
@@ -56,8 +56,12 @@ PRIMARY_HOLM = "primary_declared_holm"
 def compute_primary_holm(res: Mapping, family: Family | None = None) -> dict:
     """The primary comparisons' p, Holm over the declared family (both recipes, every collection),
     from the raw p the results hold: ``{"family": name, "p_holm": {"recipe/fold": p}}`` (what the
-    study stores as :data:`PRIMARY_HOLM`)."""
+    study stores as :data:`PRIMARY_HOLM`). Results that hold only part of the family (a quick run,
+    ``--folds adi``) get ``{"family": name, "incomplete": why}`` and no Holm p."""
     family = family or primary_family()
+    missing = [p for p in check_family(res, family) if "comparisons, declared" in p or "members" in p]
+    if missing:
+        return {"family": family.name, "incomplete": missing[0]}
     adjusted = {k: p for group in holm_family(res, family).values() for k, p in group.items()}
     return {"family": family.name, "p_holm": adjusted}
 
@@ -69,6 +73,9 @@ def primary_p(res: Mapping, family: Family | None = None) -> dict[str, dict[str,
     if block["family"] != (family or primary_family()).name:
         raise GabaritoError(f"the results' primary family is {block['family']!r}, the study declares "
                             f"{primary_family().name!r}: add it again with --statistics-only")
+    if "incomplete" in block:
+        raise GabaritoError(f"these results hold only part of the declared primary family ({block['incomplete']}): "
+                            "no Holm p to read; run every collection and recipe")
     adjusted = block["p_holm"]
     return {recipe: {fold: adjusted[f"{recipe}/{fold}"] for fold in folds} for recipe, folds in res["primary"].items()}
 

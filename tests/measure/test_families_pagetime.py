@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from gabarito.errors import GabaritoError
 from gabarito.measure import stats
 from gabarito.measure.families import Across, family_from_dict
 from gabarito.study.claims import check_family, holm_family, parse_claims
@@ -172,3 +173,18 @@ def test_the_weak_readers_and_judgments_store_what_their_pages_computed():
     assert (bm25["misses"], bm25["acceptable"]) == (h["bm25_misses"], h["bm25_acceptable"])
     assert tuple(bm25["ci95"]) == stats.wilson(h["bm25_acceptable"], h["bm25_misses"])
     assert judged[JF.ACCEPTABLE] == json.loads(json.dumps(JF.compute_acceptable(judged)))
+
+
+def test_a_quick_weak_run_on_one_collection_stores_an_incomplete_family_and_its_page_says_so():
+    """``train_weak_rerankers.py --folds adi`` (its documented quick run) holds 2 of the declared 10
+    primary comparisons: the study stores no Holm p for them, and a page reading it stops in one line."""
+    from studies.standard_collections import weak_findings as WF
+
+    weak = _load(CLASSIC / "rerankers_weak.json")
+    quick = {**weak, "folds": {k: v for k, v in weak["folds"].items() if k.startswith("adi/")},
+             "primary": {r: {k: v for k, v in rows.items() if k.startswith("adi/")} for r, rows in weak["primary"].items()}}
+    block = WF.compute_primary_holm(quick)
+    assert "p_holm" not in block and "declared" in block["incomplete"]
+    with pytest.raises(GabaritoError, match="only part of the declared primary family"):
+        WF.primary_p({**quick, WF.PRIMARY_HOLM: block})
+    assert "p_holm" in WF.compute_primary_holm(weak)  # the whole family: Holm over the ten
