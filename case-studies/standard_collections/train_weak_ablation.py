@@ -39,7 +39,9 @@ from studies.standard_collections import train_weak_rerankers as weak
 HERE = Path(__file__).resolve().parent
 
 BACKBONES = {"minilm": "sentence-transformers/all-MiniLM-L6-v2", "mpnet": "sentence-transformers/all-mpnet-base-v2"}
-CONFIGS = tuple(f"{b}/{loss}" for b in BACKBONES for loss in ("bce", "grouped"))
+#: Each configuration's name and what it is made of (the name is never taken apart).
+PARTS = {f"{b}/{loss}": (b, loss) for b in BACKBONES for loss in ("bce", "grouped")}
+CONFIGS = tuple(PARTS)
 DEFAULT_CONFIGS = ("minilm/bce", "minilm/grouped", "mpnet/bce")
 N = 20
 STAGE = {"bm25": weak.FIRST_STAGES["bm25"]}
@@ -64,7 +66,7 @@ def configs_of(text: str) -> list[str]:
 
 def run_cell(ctx, c, name: str, pairs: list) -> dict:
     """One configuration on one collection: train (or reuse), re-read BM25's top N, AUC."""
-    backbone, loss = name.split("/")
+    backbone, loss = PARTS[name]
     config = training_config(ctx, len(pairs), base_model=BACKBONES[backbone], loss=loss)
     folder, record = trained_model(ctx, f"{c.name}-weak-{backbone}-{loss}", pairs, config)
     reader = MemoReader(CrossEncoderReranker(folder, max_length=config.max_length, batch_size=32,
