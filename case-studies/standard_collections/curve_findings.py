@@ -113,3 +113,49 @@ def plan(progress: Mapping) -> dict:
     r = f["validation_reading"]
     return {"checkpoint": f["training"]["config"]["checkpoint_pairs"], "share": f["validation_share"],
             "measure": r["measure"], "method": fused(f)}
+
+
+# -- the finished results (rerankers_curve.json): the declared comparison on the held-out collections --
+
+#: How many of the five held-out collections the issue's target asks the fused reading to raise
+#: significantly (Holm over the five).
+TARGET = 3
+
+
+def held_out_rows(results: Mapping, loss: str, alpha: float | None = None) -> list[dict]:
+    """Per held-out collection of ``loss`` (registry order): BM25 alone and each reading's mean
+    nDCG@10 (the primary RRF@20, the secondary replace@20 and RRF@100), the primary difference
+    with its interval, raw p and Holm p over the declared five (``None`` when the run held fewer
+    collections: no Holm p exists), its verdict, the pairs seen and the checkpoint validation chose."""
+    from gabarito.measure.report import ALPHA, Report, verdict
+
+    alpha = ALPHA if alpha is None else alpha
+    params = results["provenance"]["parameters"]
+    primary, secondary = reading(*params["primary"]), [reading(*s) for s in params["secondary"]]
+    block = results["primary"][loss]
+    holm = block.get("tests")  # absent when the run held fewer than the declared collections
+    order = {c: i for i, c in enumerate(names())}
+    out = []
+    for key, f in sorted(((k, f) for k, f in results["folds"].items() if f["loss"] == loss),
+                         key=lambda kf: order.get(kf[1]["held_out_collection"], len(order))):
+        report = Report.from_dict(f["held_out"]["report"])
+        c = report.compare(primary, "bm25", "nDCG@10")
+        p_holm = holm[key]["p_holm"] if holm else None
+        out.append({"held_out": f["held_out_collection"], "n": report.n, "bm25": report.mean("bm25", "nDCG@10"),
+                    "primary": report.mean(primary, "nDCG@10"),
+                    "secondary": {m: report.mean(m, "nDCG@10") for m in secondary},
+                    "diff": c.diff, "ci": c.ci, "p": c.p, "p_holm": p_holm,
+                    "verdict": None if p_holm is None else verdict(c.diff, p_holm, alpha),
+                    "pairs": f["training"]["pairs_seen"], "chosen_pairs": f["training"]["best"]["pairs"]})
+    return out
+
+
+def target(results: Mapping, loss: str) -> dict:
+    """The issue's target for ``loss``: the fused reading significantly above BM25 (Holm over the
+    declared five) on at least :data:`TARGET` held-out collections. ``complete``: whether the run
+    held the declared family (else no verdict is drawn)."""
+    rs = held_out_rows(results, loss)
+    complete = "tests" in results["primary"][loss]
+    better = [r["held_out"] for r in rs if r["verdict"] == "better"]
+    return {"complete": complete, "better": better, "worse": [r["held_out"] for r in rs if r["verdict"] == "worse"],
+            "needed": TARGET, "met": complete and len(better) >= TARGET, "collections": len(rs)}

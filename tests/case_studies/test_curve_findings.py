@@ -80,3 +80,50 @@ def test_the_two_axes_zeros_do_not_meet_in_the_corner(progress):
     fig = learning_curves(CF.curves(progress), y_title="nDCG@10")
     low, high = fig.layout.xaxis.range
     assert low < 0 < 16000 < high and fig.layout.yaxis.rangemode == "tozero"
+
+
+# -- the finished results: the declared comparison, as the study's own writer stores it -----------
+
+def _held_out(collection: str, diff: float, p: float) -> dict:
+    from gabarito.measure.families import Against
+    from gabarito.measure.report import Report
+
+    row = {"measure": "nDCG@10", "a": "rrf@20", "b": "bm25", "mean_diff": diff, "ci_low": diff - 0.02,
+           "ci_high": diff + 0.02, "p_randomization": p, "p_holm": p}
+    report = Report(metrics={"bm25": {"nDCG@10": 0.4}, "rrf@20": {"nDCG@10": 0.4 + diff},
+                             "replace@20": {"nDCG@10": 0.35}, "rrf@100": {"nDCG@10": 0.41}}, tests=(row,), n=50,
+                    family=Against("bm25"))
+    return {"held_out_collection": collection, "loss": "bce", "held_out": {"report": report.to_dict()},
+            "training": {"pairs_seen": 60000, "best": {"pairs": 48000}}}
+
+
+def _results(folds: dict) -> dict:
+    from studies.standard_collections.train_reader_curve import primary
+
+    return {"folds": folds, "primary": primary(folds),
+            "provenance": {"parameters": {"primary": ["rrf", 20], "secondary": [["replace", 20], ["rrf", 100]]}}}
+
+
+def test_the_held_out_rows_read_the_primary_holm_over_the_five_and_the_target_counts_them():
+    raw = {"cranfield": (0.03, 0.001), "cisi": (0.02, 0.004), "medline": (0.05, 0.02), "npl": (-0.01, 0.3),
+           "adi": (0.04, 0.009)}
+    res = _results({f"{c}/bce": _held_out(c, d, p) for c, (d, p) in raw.items()})
+    rows = CF.held_out_rows(res, "bce")
+    assert [r["held_out"] for r in rows] == ["adi", "cranfield", "cisi", "medline", "npl"]  # the registry's order
+    by = {r["held_out"]: r for r in rows}
+    # Holm over the five raw p (.001 .004 .009 .02 .3): x5, x4, x3, x2, x1, kept monotone
+    assert [by[c]["p_holm"] for c in ("cranfield", "cisi", "adi", "medline", "npl")] == \
+        pytest.approx([0.005, 0.016, 0.027, 0.04, 0.3])
+    assert by["medline"]["verdict"] == "better" and by["npl"]["verdict"] == "same"
+    assert by["cranfield"]["primary"] == pytest.approx(0.43) and by["cranfield"]["secondary"][reading("rrf", 100)] == 0.41
+    assert by["adi"]["ci"] == (pytest.approx(0.02), pytest.approx(0.06)) and by["adi"]["chosen_pairs"] == 48000
+    t = CF.target(res, "bce")
+    assert t["complete"] and t["met"] and sorted(t["better"]) == ["adi", "cisi", "cranfield", "medline"]
+
+
+def test_a_run_on_fewer_collections_gives_no_holm_p_and_no_verdict():
+    res = _results({"adi/bce": _held_out("adi", 0.04, 0.001)})
+    (row,) = CF.held_out_rows(res, "bce")
+    assert row["p"] == 0.001 and row["p_holm"] is None and row["verdict"] is None
+    t = CF.target(res, "bce")
+    assert not t["complete"] and not t["met"] and t["better"] == []
