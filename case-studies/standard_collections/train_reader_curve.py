@@ -156,14 +156,27 @@ class ProgressLedger:
         """The fold's record so far, written with the rest. A fold trained on another device than
         the CPU is its own entry (``held/loss/device``), so both curves of one fold stand side by side."""
         key = f"{held}/{loss}" if device == "cpu" else f"{held}/{loss}/{device}"
+        earlier = self.folds.get(key)
+        replaced = list((earlier or {}).get("replaced", []))
+        if earlier and _first_session(earlier["training"]) != _first_session(record):
+            # another run of the fold (a machine whose cache did not keep the first): the ledger
+            # describes the run whose weights will be measured, and keeps what the earlier one reached
+            t = earlier["training"]
+            replaced.append({"sessions": t.get("sessions"), "pairs_seen": t.get("pairs_seen"), "best": t.get("best")})
         self.folds[key] = {"held_out_collection": held, "loss": loss, "device": device, "machine": machine(),
-                           **about, "training": record}
+                           **about, "training": record, **({"replaced": replaced} if replaced else {})}
         write_measurement(self.path, {
             "schema": "gabarito.training_progress/1",
             "what": "training records of the reader-curve study: validation questions only; no held-out "
                     "collection's judgments were read; not a result",
             "folds": self.folds,
             "provenance": {"gold_sha256": dict(self.ctx.gold_sha256), "git": self.ctx.git, "date": now_iso()}})
+
+
+def _first_session(record: dict) -> str | None:
+    """When a training record's run began (its first session), which tells one run from another."""
+    sessions = record.get("sessions") or []
+    return sessions[0].get("started") if sessions else None
 
 
 def train_fold(ctx, collections: dict, held: str, loss: str, should_stop, ledger: ProgressLedger) -> dict:

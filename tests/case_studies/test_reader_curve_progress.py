@@ -49,3 +49,23 @@ def test_a_ledger_edited_by_hand_is_refused_not_extended(tmp_path):
     path.write_text(path.read_text().replace("8000", "9000"))
     with pytest.raises(GabaritoError, match="rerankers_curve_progress.json"):
         ProgressLedger(_ctx(), path)
+
+
+def test_a_fold_trained_again_on_another_machine_keeps_what_the_first_run_reached(tmp_path):
+    """A new machine has no cache: the fold trains again from zero. The ledger follows the run whose
+    weights will be measured, and keeps the earlier run's sessions, pairs and chosen checkpoint."""
+    from studies.standard_collections.train_reader_curve import ProgressLedger
+
+    def run(started: str, pairs: int, sha: str) -> dict:
+        return {**_record(pairs), "sessions": [{"started": started, "from_pairs": 0}],
+                "best": {"pairs": pairs, "weights_sha256": sha}}
+
+    path = tmp_path / "rerankers_curve_progress.json"
+    ProgressLedger(_ctx(), path).update("cranfield", "bce", "cpu", {}, run("2026-12-07T21:05", 60000, "aaa"))
+    again = ProgressLedger(_ctx(), path)
+    again.update("cranfield", "bce", "cpu", {}, run("2026-12-09T10:00", 8000, "bbb"))
+    again.update("cranfield", "bce", "cpu", {}, run("2026-12-09T10:00", 16000, "ccc"))  # the same new run goes on
+    entry = json.loads(path.read_text())["folds"]["cranfield/bce"]
+    assert entry["training"]["pairs_seen"] == 16000
+    assert entry["replaced"] == [{"sessions": [{"started": "2026-12-07T21:05", "from_pairs": 0}], "pairs_seen": 60000,
+                                  "best": {"pairs": 60000, "weights_sha256": "aaa"}}]
