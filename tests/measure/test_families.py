@@ -101,6 +101,21 @@ def test_against_in_the_scorer_is_exactly_against_baseline():
     assert [(r["a"], r["b"], r["holm_family"]) for r in among.tests] == [("worse", "base", 1)]
 
 
+def test_a_stage_report_tests_its_readings_against_the_stage_on_one_measure_and_reads_back():
+    from gabarito.measure.readings import stage_report
+
+    runs, qrels = _runs_and_qrels()
+    report = stage_report(runs, qrels, "base", ["nDCG@10", "RR@10"], resamples=500, seed=3)
+    assert {r["measure"] for r in report.tests} == {"nDCG@10"}  # the other measures: means and intervals only
+    assert report.interval("worse", "RR@10") is not None
+    rows = [{k: v for k, v in r.items() if k != "measure"} for r in report.tests]
+    assert rows == against_baseline({k: report.values(k, "nDCG@10") for k in runs}, "base", resamples=500, seed=3)
+    stored = report.to_dict(per_query=False)
+    assert row_against(stored, "worse", "base") == {"measure": "nDCG@10", **rows[1]}
+    with pytest.raises(GabaritoError, match="no test of 'worse' against 'better'"):
+        row_against(stored, "worse", "better")
+
+
 def test_the_scorer_refuses_a_family_it_cannot_run():
     runs, qrels = _runs_and_qrels()
     with pytest.raises(GabaritoError, match="applied to rows already computed"):
