@@ -27,7 +27,8 @@ def answers() -> list[str]:
     b = bench.headline(load_results(STUDIES / "benchmark_rrf"))
     best_r1 = max(b["r1"], key=b["r1"].get)
     published = b["sets"]["published"]["best_single"]
-    h = helpcenter.headline(load_results(STUDIES / "helpcenter"))
+    hc = load_results(STUDIES / "helpcenter")
+    h = helpcenter.headline(hc)
     r = reranking.headline(load_results(STUDIES / "reranking"))
     c = collections.headline(load_results(STUDIES / "standard_collections"))
     fu = fusion.identity_totals(load_results(STUDIES / "fusion"))
@@ -40,7 +41,7 @@ def answers() -> list[str]:
         f"1. {best_r1} ({fmt.pct(b['r1'][best_r1])} em 1º lugar; palavras {fmt.pct(b['r1']['bm25'])}, "
         f"significado {fmt.pct(b['r1']['vector'])}, fusão {fmt.pct(b['r1']['fused'])}; {b['n']} perguntas).",
         f"2. {published} (a melhor das duas buscas isoladas com as perguntas publicadas).",
-        f"3. {labels.setting(h['label'])}; acerto@1 {fmt.pct(h['heldout']['top1'])} nas reservadas "
+        f"3. {labels.settings_namer(helpcenter.settings(hc))(h['label'])}; acerto@1 {fmt.pct(h['heldout']['top1'])} nas reservadas "
         f"{fmt.ci(h['heldout_ci']['top1'])}, {fmt.pct(h['tuning']['top1'])} nas de ajuste.",
         f"4. {len(r['better'])} de {r['n']} melhoram e {len(r['worse'])} pioram (Holm, relendo {r['N']}).",
         f"5. {c['beats_both']} de {c['n']} coleções; {c['beats_both_significant']} com as duas diferenças "
