@@ -126,26 +126,33 @@ def held_out_rows(results: Mapping, loss: str, alpha: float | None = None) -> li
     """Per held-out collection of ``loss`` (registry order): BM25 alone and each reading's mean
     nDCG@10 (the primary RRF@20, the secondary replace@20 and RRF@100), the primary difference
     with its interval, raw p and Holm p over the declared five (``None`` when the run held fewer
-    collections: no Holm p exists), its verdict, the pairs seen and the checkpoint validation chose."""
+    collections: no Holm p exists), its verdict, the lesson (the lift over BM25 minus the lift over
+    the dense first stage, with its Holm p and verdict), the pairs seen and the checkpoint
+    validation chose."""
     from gabarito.measure.report import ALPHA, Report, verdict
 
     alpha = ALPHA if alpha is None else alpha
     params = results["provenance"]["parameters"]
     primary, secondary = reading(*params["primary"]), [reading(*s) for s in params["secondary"]]
     block = results["primary"][loss]
-    holm = block.get("tests")  # absent when the run held fewer than the declared collections
+    holm, lessons = block.get("tests"), block.get("lesson_tests")  # absent when fewer than the declared collections ran
     order = {c: i for i, c in enumerate(names())}
     out = []
     for key, f in sorted(((k, f) for k, f in results["folds"].items() if f["loss"] == loss),
                          key=lambda kf: order.get(kf[1]["held_out_collection"], len(order))):
-        report = Report.from_dict(f["held_out"]["report"])
+        report = Report.from_dict(f["held_out"]["first_stages"]["bm25"]["report"])
         c = report.compare(primary, "bm25", "nDCG@10")
         p_holm = holm[key]["p_holm"] if holm else None
+        lesson = f["held_out"]["lesson"]
+        lesson_holm = lessons[key]["p_holm"] if lessons else None
         out.append({"held_out": f["held_out_collection"], "n": report.n, "bm25": report.mean("bm25", "nDCG@10"),
                     "primary": report.mean(primary, "nDCG@10"),
                     "secondary": {m: report.mean(m, "nDCG@10") for m in secondary},
                     "diff": c.diff, "ci": c.ci, "p": c.p, "p_holm": p_holm,
                     "verdict": None if p_holm is None else verdict(c.diff, p_holm, alpha),
+                    "lesson": {"diff": lesson["mean_diff"], "ci": (lesson["ci_low"], lesson["ci_high"]),
+                               "p": lesson["p_randomization"], "p_holm": lesson_holm,
+                               "verdict": None if lesson_holm is None else verdict(lesson["mean_diff"], lesson_holm, alpha)},
                     "pairs": f["training"]["pairs_seen"], "chosen_pairs": f["training"]["best"]["pairs"]})
     return out
 

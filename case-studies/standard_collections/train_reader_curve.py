@@ -13,7 +13,10 @@ saves its state, so an interrupted run resumes (:mod:`gabarito.retrieval.rerank.
 
 Declared before training (the primary comparison): on each held-out collection, nDCG@10 of the
 fused reading (RRF@20 of the chosen checkpoint and BM25) against BM25, one Holm family over the
-five collections, per loss. The reader's order alone at N = 20 and RRF at N = 100 are secondary.
+five collections, per loss. The reader's order alone at N = 20 and RRF at N = 100 are secondary;
+so is the lesson (the fused reading lifts BM25 more than the dense first stage, per question; Holm
+over the five). The held-out collection's readings at N = 10, 20, 50 and 100 of BM25 and of the
+dense first stage (replace, RRF, convex; Holm within each first stage) are exploratory.
 
 The results file is written only when every requested fold has finished training; until then the
 script trains as far as ``--hours`` allow (or until ``--stop-file`` exists), says where it
@@ -36,16 +39,14 @@ from pathlib import Path
 
 from gabarito.core.methods import reading
 from gabarito.core.runs import Run
-from gabarito.hashing import sha256_file, sha256_text
+from gabarito.hashing import sha256_text
 from gabarito.retrieval.device import choose_device
 from gabarito.retrieval.memory import BM25
 from gabarito.retrieval.models import cache_dir, resolve, weights_sha256
-from gabarito.retrieval.pipeline import SecondReading, fuse_reading
-from gabarito.retrieval.protocol import Queries
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.measure.reader_validation import validation
-from gabarito.measure.readings import holm_over, stage_report, row_against
+from gabarito.measure.readings import holm_over, row_against
 from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation
 from gabarito.retrieval.rerank.resumable import CurveConfig, finished, train_resumable
 from gabarito.retrieval.rerank.weak import pseudo_queries
@@ -62,7 +63,7 @@ LOSSES = ("bce", "grouped")
 FIRST_STAGE = judged.NEGATIVES_FROM
 PRIMARY = ("rrf", 20)
 SECONDARY = (("replace", 20), ("rrf", 100))
-MEASURES = ("nDCG@10", "RR@10", "AP@100")
+MEASURES = weak.MEASURES
 VALIDATION_SHARE = 0.2
 PSEUDO_LIMIT = 1500
 EPOCHS = 3
@@ -203,45 +204,40 @@ def train_fold(ctx, collections: dict, held: str, loss: str, should_stop, ledger
 
 
 def measure_fold(ctx, c, folder: Path, max_length: int) -> dict:
-    """The chosen checkpoint on the held-out collection: BM25's top 100 read again."""
-    judged_q = c.judged_queries()
-    queries = Queries([q.id for q in judged_q], [q.query for q in judged_q])
-    texts = {d.id: d.text for d in c.documents}
-    qrels = judged._graded(c.name, c.qrels)
-    first = Run.from_trec(judged._run_file(c.name, FIRST_STAGE)).cut(100)
+    """The chosen checkpoint on the held-out collection: the top 100 of BM25 and of the dense first
+    stage read again (:func:`studies.standard_collections.train_weak_rerankers.evaluate_fold`:
+    replace, RRF and convex at N = 10, 20, 50, 100, each stage a Report of its readings against
+    it), the lesson (the primary reading lifts BM25 more than the dense stage, per question) and
+    the reader's AUC beside BM25's."""
     reader = MemoReader(CrossEncoderReranker(folder / "best", max_length=max_length, batch_size=32,
                                              device=ctx.args.device))
-    runs = {"bm25": first}
-    with ctx.phase(f"second reading ({c.name})"):
-        for how, n in (PRIMARY, *SECONDARY):
-            read = SecondReading(reader, texts, n=n)(queries, first)
-            runs[f"{how}@{n}"] = fuse_reading(first, read, n, how=how)
-    scored = stage_report(runs, qrels, "bm25", MEASURES, resamples=ctx.resamples, seed=ctx.seed)
+    stages, per_query = weak.evaluate_fold(ctx, c, reader)
     with ctx.phase(f"AUC ({c.name})"):
         auc = weak.auc_beside_bm25(ctx, c, reader)
-    return {"first_stage": FIRST_STAGE, "run_sha256": sha256_file(judged._run_file(c.name, FIRST_STAGE)),
-            "report": scored.to_dict(per_query=False),
-            "per_query_nDCG@10": {k: scored.values(k, "nDCG@10") for k in runs}, "auc": auc,
-            "reader": reader.provenance(),
+    return {"first_stages": stages, "per_query_nDCG@10": per_query,
+            "lesson": weak.lesson(per_query, ctx.seed, ctx.resamples), "auc": auc, "reader": reader.provenance(),
             "cost": {"pairs_read": reader.pairs_scored, "seconds": round(reader.seconds, 1)}}
 
 
 def primary(folds: dict) -> dict:
-    """The declared primary comparison, per loss: RRF@20 against BM25, Holm over the five held-out
+    """The declared comparisons, per loss: RRF@20 against BM25 (the primary) and the lesson (its
+    lift over BM25 minus its lift over the dense first stage), each Holm over the five held-out
     collections. A loss run on fewer collections is not that family: its rows keep their raw p
     under ``incomplete`` (which collections ran, which the declaration names) and no Holm p."""
     key = reading(*PRIMARY)
     out = {}
     for loss in sorted({f["loss"] for f in folds.values()}):
         held = {k: f for k, f in folds.items() if f["loss"] == loss}
-        rows = {k: row_against(f["held_out"]["report"], key, "bm25") for k, f in held.items()}
+        rows = {k: row_against(f["held_out"]["first_stages"]["bm25"]["report"], key, "bm25") for k, f in held.items()}
+        lessons = {k: f["held_out"]["lesson"] for k, f in held.items()}
         ran = sorted(f["held_out_collection"] for f in held.values())
+        about = {"comparison": f"{key} vs bm25, nDCG@10", "lesson": f"lift of {key} over bm25 minus over dense, nDCG@10"}
         if ran != sorted(FOLDS):
-            out[loss] = {"incomplete": {"held_out": ran, "declared": list(FOLDS)},
-                         "rows": {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"]}
-                                  for k, r in rows.items()}, "comparison": f"{key} vs bm25, nDCG@10"}
+            raw = {name: {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"]}
+                          for k, r in got.items()} for name, got in (("rows", rows), ("lesson_rows", lessons))}
+            out[loss] = {"incomplete": {"held_out": ran, "declared": list(FOLDS)}, **raw, **about}
             continue
-        out[loss] = {"tests": holm_over(rows), "family": sorted(rows), "comparison": f"{key} vs bm25, nDCG@10"}
+        out[loss] = {"tests": holm_over(rows), "lesson_tests": holm_over(lessons), "family": sorted(rows), **about}
     return out
 
 
@@ -272,7 +268,8 @@ def run(ctx) -> dict:
         results[key] = {"held_out_collection": held, "loss": loss, "training": record,
                         **{k: fold[k] for k in ("pairs", "pseudo_queries", "validation_questions", "training_questions")},
                         "held_out": measure_fold(ctx, collections[held], fold["folder"], a.max_length)}
-    parameters = {"folds": folds, "losses": losses, "first_stage": FIRST_STAGE, "primary": list(PRIMARY),
+    parameters = {"folds": folds, "losses": losses, "first_stage": FIRST_STAGE, "first_stages": weak.FIRST_STAGES,
+                  "ns": list(weak.NS), "primary": list(PRIMARY),
                   "secondary": [list(s) for s in SECONDARY], "measures": list(MEASURES), "epochs": EPOCHS,
                   "validation_share": VALIDATION_SHARE,
              "validation_reading": {"how": PRIMARY[0], "n": PRIMARY[1], "measure": "nDCG@10", "first_stage": FIRST_STAGE}, "min_pairs": MIN_PAIRS, "pseudo_limit": PSEUDO_LIMIT, "budget": a.budget,

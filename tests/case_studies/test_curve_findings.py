@@ -93,7 +93,10 @@ def _held_out(collection: str, diff: float, p: float) -> dict:
     report = Report(metrics={"bm25": {"nDCG@10": 0.4}, "rrf@20": {"nDCG@10": 0.4 + diff},
                              "replace@20": {"nDCG@10": 0.35}, "rrf@100": {"nDCG@10": 0.41}}, tests=(row,), n=50,
                     family=Against("bm25"))
-    return {"held_out_collection": collection, "loss": "bce", "held_out": {"report": report.to_dict()},
+    lesson = {"variant": "rrf@20", "mean_diff": diff / 2, "ci_low": diff / 2 - 0.01, "ci_high": diff / 2 + 0.01,
+              "p_randomization": p}
+    return {"held_out_collection": collection, "loss": "bce",
+            "held_out": {"first_stages": {"bm25": {"report": report.to_dict()}}, "lesson": lesson},
             "training": {"pairs_seen": 60000, "best": {"pairs": 48000}}}
 
 
@@ -117,6 +120,8 @@ def test_the_held_out_rows_read_the_primary_holm_over_the_five_and_the_target_co
     assert by["medline"]["verdict"] == "better" and by["npl"]["verdict"] == "same"
     assert by["cranfield"]["primary"] == pytest.approx(0.43) and by["cranfield"]["secondary"][reading("rrf", 100)] == 0.41
     assert by["adi"]["ci"] == (pytest.approx(0.02), pytest.approx(0.06)) and by["adi"]["chosen_pairs"] == 48000
+    assert by["medline"]["lesson"]["p_holm"] == pytest.approx(0.04) and by["medline"]["lesson"]["verdict"] == "better"
+    assert by["npl"]["lesson"]["diff"] == pytest.approx(-0.005) and by["npl"]["lesson"]["verdict"] == "same"
     t = CF.target(res, "bce")
     assert t["complete"] and t["met"] and sorted(t["better"]) == ["adi", "cisi", "cranfield", "medline"]
 
@@ -125,5 +130,7 @@ def test_a_run_on_fewer_collections_gives_no_holm_p_and_no_verdict():
     res = _results({"adi/bce": _held_out("adi", 0.04, 0.001)})
     (row,) = CF.held_out_rows(res, "bce")
     assert row["p"] == 0.001 and row["p_holm"] is None and row["verdict"] is None
+    assert row["lesson"]["p"] == 0.001 and row["lesson"]["p_holm"] is None and row["lesson"]["verdict"] is None
+    assert res["primary"]["bce"]["lesson_rows"]["adi/bce"]["diff"] == 0.02
     t = CF.target(res, "bce")
     assert not t["complete"] and not t["met"] and t["better"] == []

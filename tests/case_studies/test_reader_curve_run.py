@@ -1,6 +1,7 @@
 """The reader-curve study end to end at a tiny budget, through its own command line: it trains
 (64 pairs, a checkpoint every 32), validates each checkpoint, chooses one on validation, reads
-the held-out collection again and writes a Report per held-out collection. One collection is not
+the held-out collection again (BM25's and the dense stage's top 100) and writes a Report per
+first stage, with the lesson. One collection is not
 the declared family of five: its primary comparison is written as incomplete, with no Holm p.
 
 The studies' training runs (hours on a CPU) never run in CI; this one measures the path a
@@ -39,13 +40,18 @@ def test_a_tiny_curve_trains_validates_chooses_and_measures_the_held_out_collect
     chosen = fold["training"]["best"]  # the checkpoint validation prefers, the one read on the held-out collection
     assert chosen["select"] == max(p["select"] for p in curve) and chosen["pairs"] in (0, 32, 64)
     assert fold["held_out"]["reader"]["weights_sha256"] == chosen["weights_sha256"]
-    report = Report.from_dict(fold["held_out"]["report"])
-    assert report.family.to_dict()["baseline"] == "bm25" and report.n == len(fold["held_out"]["per_query_nDCG@10"]["bm25"])
-    c = report.compare("rrf@20", "bm25", "nDCG@10")
+    for stage in ("bm25", "dense"):  # both first stages read again at N = 10, 20, 50, 100
+        report = Report.from_dict(fold["held_out"]["first_stages"][stage]["report"])
+        assert report.family.to_dict()["baseline"] == stage
+        assert report.n == len(fold["held_out"]["per_query_nDCG@10"][stage][stage])
+        assert len(report.comparisons("nDCG@10", against=stage)) == 12  # replace, RRF, convex x 4 depths
+    c = Report.from_dict(fold["held_out"]["first_stages"]["bm25"]["report"]).compare("rrf@20", "bm25", "nDCG@10")
     assert c.ci[0] <= c.diff <= c.ci[1]
+    assert fold["held_out"]["lesson"]["variant"] == "rrf@20"
     primary = res["primary"]["bce"]
-    assert "tests" not in primary and primary["incomplete"]["held_out"] == ["adi"]
+    assert "tests" not in primary and "lesson_tests" not in primary and primary["incomplete"]["held_out"] == ["adi"]
     assert len(primary["incomplete"]["declared"]) == 5 and primary["rows"]["adi/bce"]["diff"] == c.diff
+    assert primary["lesson_rows"]["adi/bce"]["diff"] == fold["held_out"]["lesson"]["mean_diff"]
     ledger = json.loads(progress.read_text(encoding="utf-8"))
     assert ledger["folds"]["adi/bce"]["training"]["pairs_seen"] == 64 and "not a result" in ledger["what"]
     assert os.listdir(tmp_path / "cache" / "cross-encoders")  # the checkpoints live in the cache it was given
