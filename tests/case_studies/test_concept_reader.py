@@ -112,7 +112,7 @@ def test_fewer_sets_than_declared_are_written_as_incomplete_with_no_holm_p():
 
 
 @pytest.mark.integration
-def test_a_tiny_run_through_the_command_line_reaches_its_last_step(tmp_path):
+def test_a_tiny_run_through_the_command_line_reaches_its_last_step(tmp_path, mirror):
     """Five steps of training, one gold set: every stage stored as a Report, the primary written as
     incomplete (one set is not the declared family), the lesson and the AUC beside them."""
     import json
@@ -122,7 +122,8 @@ def test_a_tiny_run_through_the_command_line_reaches_its_last_step(tmp_path):
     from copies import ROOT, studies_env
 
     out = tmp_path / "out"
-    env = {**studies_env(ROOT / "case-studies"), "GABARITO_CACHE_DIR": str(tmp_path / "cache"), "GABARITO_QUIET": "1"}
+    env = {**studies_env(ROOT / "case-studies"), "GABARITO_CACHE_DIR": str(tmp_path / "cache"), "GABARITO_QUIET": "1",
+           "GABARITO_DATA_MIRROR": str(mirror)}
     proc = subprocess.run([sys.executable, str(ROOT / "case-studies" / "benchmark_rrf" / "train_concept_reader.py"),
                            "--steps", "5", "--sets", "main", "--resamples", "200", "--out", str(out)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)

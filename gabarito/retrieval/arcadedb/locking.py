@@ -45,14 +45,18 @@ def _holder(client: ArcadeClient, name: str) -> dict | None:
     return rows[0] if rows else None
 
 
-def _try_insert(client: ArcadeClient, name: str, owner: str) -> bool:
-    try:
-        client.command(f"INSERT INTO {LOCK_TYPE} SET name = :n, owner = :o, beat = 0", {"n": name, "o": owner})
-        return True
-    except GabaritoError as exc:
-        if _holder(client, name) is not None:  # the duplicate key: someone else holds it
-            return False
-        raise GabaritoError(f"cannot take the build lock {name!r} ({exc})") from exc
+def _try_insert(client: ArcadeClient, name: str, owner: str, attempts: int = 3) -> bool:
+    """True when this process now holds the lock, False when another holds it. A refused insert
+    with no holder to be seen afterwards is the holder releasing it between the two: try again."""
+    for _ in range(attempts):
+        try:
+            client.command(f"INSERT INTO {LOCK_TYPE} SET name = :n, owner = :o, beat = 0", {"n": name, "o": owner})
+            return True
+        except GabaritoError as exc:
+            if _holder(client, name) is not None:  # the duplicate key: someone else holds it
+                return False
+            last = exc
+    raise GabaritoError(f"cannot take the build lock {name!r} ({last})") from last
 
 
 def _gone(owner: object) -> bool:
