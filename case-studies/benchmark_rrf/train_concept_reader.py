@@ -45,7 +45,7 @@ from pathlib import Path
 from gabarito.core.methods import reading
 from gabarito.core.runs import Qrels, Run
 from gabarito.hashing import sha256_file
-from gabarito.measure.readings import GRID, HOWS, lift_difference, reading_variants, row_against, stage_report
+from gabarito.measure.readings import GRID, HOWS, lift_difference, raw_rows, reading_variants, row_against, stage_report
 from gabarito.measure.readings import primary_holm as holm_across_folds
 from gabarito.measure.readings import PRIMARY as READING_PRIMARY
 from gabarito.retrieval.memory import BM25
@@ -194,8 +194,7 @@ def primary_holm(sets: dict) -> dict:
         rows = {regime: {name: row_against(r[regime]["first_stages"]["bm25"]["report"], key, "bm25")
                          for name, r in sets.items()} for regime in REGIMES}
         return {regime: {"incomplete": {"sets": sorted(sets), "declared": list(GOLD_SETS)},
-                         "rows": {k: {"diff": t["mean_diff"], "ci": [t["ci_low"], t["ci_high"]], "p": t["p_randomization"]}
-                                  for k, t in rows[regime].items()}} for regime in REGIMES}
+                         "rows": raw_rows(rows[regime])} for regime in REGIMES}
     views, set_of = {}, {}
     for key, r in sets.items():
         for regime in REGIMES:

@@ -46,7 +46,7 @@ from gabarito.retrieval.models import cache_dir, resolve, weights_sha256
 from gabarito.retrieval.rerank import CrossEncoderReranker
 from gabarito.retrieval.rerank.memo import MemoReader
 from gabarito.measure.reader_validation import validation
-from gabarito.measure.readings import holm_over, row_against
+from gabarito.measure.readings import holm_over, raw_rows, row_against
 from gabarito.retrieval.rerank.recipe import EpochGroups, PseudoSource, Source, split_validation
 from gabarito.retrieval.rerank.resumable import CurveConfig, finished, train_resumable
 from gabarito.retrieval.rerank.weak import pseudo_queries
@@ -233,9 +233,8 @@ def primary(folds: dict) -> dict:
         ran = sorted(f["held_out_collection"] for f in held.values())
         about = {"comparison": f"{key} vs bm25, nDCG@10", "lesson": f"lift of {key} over bm25 minus over dense, nDCG@10"}
         if ran != sorted(FOLDS):
-            raw = {name: {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"]}
-                          for k, r in got.items()} for name, got in (("rows", rows), ("lesson_rows", lessons))}
-            out[loss] = {"incomplete": {"held_out": ran, "declared": list(FOLDS)}, **raw, **about}
+            out[loss] = {"incomplete": {"held_out": ran, "declared": list(FOLDS)}, "rows": raw_rows(rows),
+                         "lesson_rows": raw_rows(lessons), **about}
             continue
         out[loss] = {"tests": holm_over(rows), "lesson_tests": holm_over(lessons), "family": sorted(rows), **about}
     return out

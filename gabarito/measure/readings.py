@@ -91,13 +91,19 @@ def lift_difference(before_a: Mapping[str, float], after_a: Mapping[str, float],
     return stats.compare_methods({names[0]: lift_a, names[1]: lift_b}, n_resamples=resamples, seed=seed)[0]
 
 
+def raw_rows(rows: Mapping[str, Mapping]) -> dict:
+    """``{name: test row}`` (rows of ``compare_methods``) as ``{name: {diff, ci, p}}``, uncorrected:
+    what a run holding only part of a declared family reports (no Holm p exists for it)."""
+    return {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"]}
+            for k, r in rows.items()}
+
+
 def holm_over(rows: Mapping[str, Mapping], name: str = "rows") -> dict:
     """``{name: test row}`` (rows of ``compare_methods``) as ``{name: {diff, ci, p, p_holm}}``, the
     randomization p-values Holm-corrected over these rows: the family
     :class:`gabarito.measure.families.Across` whose members are exactly ``rows``' keys."""
     p_holm = across(Across(name, tuple(rows)), rows)
-    return {k: {"diff": r["mean_diff"], "ci": [r["ci_low"], r["ci_high"]], "p": r["p_randomization"],
-                "p_holm": p_holm[k]} for k, r in rows.items()}
+    return {k: {**row, "p_holm": p_holm[k]} for k, row in raw_rows(rows).items()}
 
 
 def primary_families(results: Mapping[str, Mapping], primary: tuple[str, int] = PRIMARY) -> dict[str, dict]:
